@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build QEMU (pinned Debian source) with hw-model/ grafted in as hw/vcx.
+#
+# The QEMU tree and its build directory live in $VCX_CACHE/qemu/<version>, shared by every
+# checkout: hw/vcx and include/vcx are symlinks into the checkout being built, so an edit in
+# hw-model/ recompiles only the files it touches.
+# Usage: build-qemu.sh OUTPUT   (OUTPUT: where to place a symlink to qemu-system-x86_64)
+. "$(dirname "$0")/common.sh"
+
+out=${1:?usage: build-qemu.sh OUTPUT}
+"$VCX_SRC/build-aux/fetch.sh" qemu
+vcx_lock qemu
+
+top="$VCX_CACHE/qemu/$VCX_QEMU_DIR"
+src="$top/src"
+bld="$top/build"
+graft_rev=1 # bump when the graft below changes, so existing trees are re-grafted
+
+if ! [ -e "$src/.vcx-graft-$graft_rev" ]; then
+	vcx_log "unpacking $VCX_QEMU_ORIG"
+	rm -rf "$top"
+	mkdir -p "$top"
+	tar -C "$top" -xf "$VCX_DL/$VCX_QEMU_ORIG"
+	mv "$top/$VCX_QEMU_DIR" "$src"
+	# The +ds tarball carries no edk2 firmware blobs; do not try to unpack them.
+	sed -i 's/^\( *unpack_edk2_blobs = \)bzip2.found()/\1false/' "$src/meson.build"
+	# Graft the device: a subdir, a Kconfig entry and a trace-events directory.
+	echo "subdir('vcx')" >>"$src/hw/meson.build"
+	echo "source vcx/Kconfig" >>"$src/hw/Kconfig"
+	sed -i "s|^\( *\)'hw/nvme',|&\n\1'hw/vcx',|" "$src/meson.build"
+	grep -q "'hw/vcx'" "$src/meson.build" || vcx_die "QEMU graft: trace_events_subdirs not found"
+	touch "$src/.vcx-graft-$graft_rev"
+fi
+# Point the graft at this checkout. When another checkout built last, its files may be
+# newer than ours, which ninja's timestamp check would miss: drop the device's objects and
+# make meson re-read hw/vcx/meson.build.
+if [ "$(cat "$top/.graft-checkout" 2>/dev/null)" != "$VCX_SRC" ]; then
+	ln -sfn "$VCX_SRC/hw-model" "$src/hw/vcx"
+	ln -sfn "$VCX_SRC/include/vcx" "$src/include/vcx"
+	rm -f "$bld"/libcommon.a.p/hw_vcx_* "$bld"/libsystem.a.p/hw_vcx_* "$bld"/*.p/hw_vcx_*
+	touch "$src/hw/meson.build"
+	echo "$VCX_SRC" >"$top/.graft-checkout"
+fi
+
+if ! [ -e "$bld/build.ninja" ]; then
+	vcx_log "configuring QEMU"
+	rm -rf "$bld"
+	mkdir -p "$bld"
+	(cd "$bld" && "$src/configure" --python=/usr/bin/python3 \
+		--target-list=x86_64-softmmu --without-default-features \
+		--enable-tcg --enable-kvm --enable-slirp --enable-fdt=system \
+		--enable-attr --enable-virtfs --disable-install-blobs \
+		--disable-docs --disable-werror) \
+		>"$top/configure.log" 2>&1 || {
+		tail -30 "$top/configure.log" >&2
+		rm -f "$bld/build.ninja"
+		vcx_die "QEMU configure failed (log: $top/configure.log)"
+	}
+fi
+ninja -C "$bld" qemu-system-x86_64 >"$top/ninja.log" 2>&1 || {
+	grep -E -B2 -A12 'error|FAILED' "$top/ninja.log" | head -60 >&2
+	vcx_die "QEMU build failed (log: $top/ninja.log)"
+}
+# A copy, not a link: each checkout keeps the binary of its own device sources.
+cp "$bld/qemu-system-x86_64" "$out.tmp"
+mv -f "$out.tmp" "$out"

@@ -1,0 +1,220 @@
+/*
+ * vcx: virtual ConnectX-class RDMA HCA (PCI glue).
+ *
+ * The device speaks a subset of the ConnectX programming interface (mlx5 PRM): BAR0 holds
+ * the initialization segment, the MSI-X table and PBA and the UAR doorbell pages, laid out
+ * as on a ConnectX PF (include/vcx/prm-iseg.h).
+ *
+ * Usage:
+ *   -device vcx[,cx5-id=on][,fw-major=16,fw-minor=35,fw-subminor=1000]
+ *              [,msix-vectors=64][,init-delay-ms=10]
+ *
+ * Properties:
+ *   cx5-id         present the PCI id of a ConnectX-5 PF (15b3:1017) instead of the
+ *                  experimental id 1af4:10f0 that no stock driver claims (default off)
+ *   fw-major, fw-minor, fw-subminor
+ *                  firmware revision reported in the init segment and health buffer
+ *   msix-vectors   MSI-X table size (2..64, default 64 as on a ConnectX-5)
+ *   init-delay-ms  how long the "initializing" bit stays set after a reset (default 10)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qapi/error.h"
+#include "hw/pci/msix.h"
+#include "hw/pci/pcie.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "vcx.h"
+#include "trace.h"
+
+#define VCX_ISEG_REGION_SIZE   VCX_MSIX_TABLE_OFFSET
+#define VCX_UAR_REGION_OFFSET  (VCX_FIRST_UAR_INDEX * VCX_UAR_PAGE_SIZE)
+#define VCX_PCIE_CAP_OFFSET    0x60
+
+/*
+ * UAR doorbell pages. No UAR is allocated until the command interface hands one out, so
+ * every access here is a guest error; reads return 0 as an unbacked page would.
+ */
+static uint64_t vcx_uar_read(void *opaque, hwaddr addr, unsigned size)
+{
+    uint32_t index = VCX_FIRST_UAR_INDEX + addr / VCX_UAR_PAGE_SIZE;
+    uint32_t offset = addr % VCX_UAR_PAGE_SIZE;
+
+    trace_vcx_uar_read(index, offset, size);
+    qemu_log_mask(LOG_GUEST_ERROR, "vcx: read of UAR %u offset 0x%x: UAR not allocated\n",
+                  index, offset);
+    trace_vcx_err_uar_unallocated(index, offset);
+    return 0;
+}
+
+static void vcx_uar_write(void *opaque, hwaddr addr, uint64_t data, unsigned size)
+{
+    uint32_t index = VCX_FIRST_UAR_INDEX + addr / VCX_UAR_PAGE_SIZE;
+    uint32_t offset = addr % VCX_UAR_PAGE_SIZE;
+
+    trace_vcx_uar_write(index, offset, data, size);
+    qemu_log_mask(LOG_GUEST_ERROR, "vcx: write to UAR %u offset 0x%x: UAR not allocated\n",
+                  index, offset);
+    trace_vcx_err_uar_unallocated(index, offset);
+}
+
+static const MemoryRegionOps vcx_uar_ops = {
+    .read = vcx_uar_read,
+    .write = vcx_uar_write,
+    .endianness = DEVICE_BIG_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 4, .max_access_size = 8 },
+};
+
+static void vcx_init_timer_cb(void *opaque)
+{
+    VcxState *s = opaque;
+
+    s->iseg.initializing = false;
+    trace_vcx_init_done();
+}
+
+/* Power-on, system reset and function level reset all return the device to this state. */
+static void vcx_device_reset(VcxState *s, const char *kind)
+{
+    trace_vcx_reset(kind);
+    vcx_iseg_reset(s);
+    msix_unuse_all_vectors(PCI_DEVICE(s));
+    for (uint32_t v = 0; v < s->params.msix_vectors; v++) {
+        msix_vector_use(PCI_DEVICE(s), v);
+    }
+    timer_mod(s->init_timer,
+              qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + s->params.init_delay_ms);
+}
+
+static void vcx_qdev_reset(DeviceState *dev)
+{
+    vcx_device_reset(VCX(dev), "system");
+}
+
+static void vcx_write_config(PCIDevice *pci, uint32_t addr, uint32_t val, int len)
+{
+    pci_default_write_config(pci, addr, val, len);
+    /* Calls pci_device_reset() (and so vcx_qdev_reset) when FLR is initiated. */
+    pcie_cap_flr_write_config(pci, addr, val, len);
+}
+
+static void vcx_realize(PCIDevice *pci, Error **errp)
+{
+    VcxState *s = VCX(pci);
+    uint16_t vendor = s->params.cx5_id ? VCX_MLX_PCI_VENDOR_ID : VCX_PCI_VENDOR_ID;
+    uint16_t device = s->params.cx5_id ? VCX_CX5_PCI_DEVICE_ID : VCX_PCI_DEVICE_ID;
+    int ret;
+
+    if (s->params.msix_vectors < 2 || s->params.msix_vectors > VCX_MSIX_VECTORS) {
+        error_setg(errp, "vcx: msix-vectors must be 2..%u", VCX_MSIX_VECTORS);
+        return;
+    }
+    if (s->params.log_cmdq_size > 5 ||
+        s->params.log_cmdq_stride < 6 ||
+        s->params.log_cmdq_size + s->params.log_cmdq_stride > 12) {
+        error_setg(errp, "vcx: command queue must fit one 4 KiB page with at most 32 "
+                   "entries of at least 64 bytes");
+        return;
+    }
+
+    pci_config_set_vendor_id(pci->config, vendor);
+    pci_config_set_device_id(pci->config, device);
+    pci_config_set_class(pci->config, PCI_CLASS_NETWORK_ETHERNET);
+    pci_config_set_interrupt_pin(pci->config, 1);
+
+    memory_region_init(&s->bar0, OBJECT(s), "vcx-bar0", VCX_BAR0_SIZE);
+    memory_region_init_io(&s->iseg_mr, OBJECT(s), &vcx_iseg_ops, s, "vcx-iseg",
+                          VCX_ISEG_REGION_SIZE);
+    memory_region_add_subregion(&s->bar0, 0, &s->iseg_mr);
+    memory_region_init_io(&s->uar_mr, OBJECT(s), &vcx_uar_ops, s, "vcx-uar",
+                          VCX_BAR0_SIZE - VCX_UAR_REGION_OFFSET);
+    memory_region_add_subregion(&s->bar0, VCX_UAR_REGION_OFFSET, &s->uar_mr);
+    pci_register_bar(pci, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64 | PCI_BASE_ADDRESS_MEM_PREFETCH,
+                     &s->bar0);
+
+    ret = msix_init(pci, s->params.msix_vectors,
+                    &s->bar0, 0, VCX_MSIX_TABLE_OFFSET,
+                    &s->bar0, 0, VCX_MSIX_PBA_OFFSET, 0, errp);
+    if (ret) {
+        return;
+    }
+
+    if (pcie_endpoint_cap_init(pci, VCX_PCIE_CAP_OFFSET) < 0) {
+        error_setg(errp, "vcx: cannot add the PCIe capability");
+        msix_uninit(pci, &s->bar0, &s->bar0);
+        return;
+    }
+    pcie_cap_flr_init(pci);
+
+    s->init_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vcx_init_timer_cb, s);
+    trace_vcx_realize(vendor, device, s->params.msix_vectors);
+}
+
+static void vcx_exit(PCIDevice *pci)
+{
+    VcxState *s = VCX(pci);
+
+    timer_free(s->init_timer);
+    pcie_cap_exit(pci);
+    msix_uninit(pci, &s->bar0, &s->bar0);
+}
+
+static const Property vcx_properties[] = {
+    DEFINE_PROP_BOOL("cx5-id", VcxState, params.cx5_id, false),
+    DEFINE_PROP_UINT16("fw-major", VcxState, params.fw_major, 16),
+    DEFINE_PROP_UINT16("fw-minor", VcxState, params.fw_minor, 35),
+    DEFINE_PROP_UINT16("fw-subminor", VcxState, params.fw_subminor, 1000),
+    DEFINE_PROP_UINT32("msix-vectors", VcxState, params.msix_vectors, VCX_MSIX_VECTORS),
+    DEFINE_PROP_UINT32("init-delay-ms", VcxState, params.init_delay_ms, 10),
+    DEFINE_PROP_UINT8("log-cmdq-size", VcxState, params.log_cmdq_size, 5),
+    DEFINE_PROP_UINT8("log-cmdq-stride", VcxState, params.log_cmdq_stride, 6),
+};
+
+/* Guest RAM holds the command queue and, later, all queue state: not migratable yet. */
+static const VMStateDescription vcx_vmstate = {
+    .name = TYPE_VCX,
+    .unmigratable = 1,
+};
+
+static void vcx_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(klass);
+
+    pc->realize = vcx_realize;
+    pc->exit = vcx_exit;
+    pc->config_write = vcx_write_config;
+    pc->vendor_id = VCX_PCI_VENDOR_ID;
+    pc->device_id = VCX_PCI_DEVICE_ID;
+    pc->class_id = PCI_CLASS_NETWORK_ETHERNET;
+    pc->revision = 0;
+
+    dc->desc = "vcx virtual ConnectX-class RDMA HCA";
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+    device_class_set_props(dc, vcx_properties);
+    device_class_set_legacy_reset(dc, vcx_qdev_reset);
+    dc->vmsd = &vcx_vmstate;
+}
+
+static const TypeInfo vcx_info = {
+    .name = TYPE_VCX,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(VcxState),
+    .class_init = vcx_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void vcx_register_types(void)
+{
+    type_register_static(&vcx_info);
+}
+
+type_init(vcx_register_types)

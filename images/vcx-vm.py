@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Boot VMs with the vcx device and run a command in them (the engine of `./vcx vm`).
+
+Each VM boots the pinned kernel with the image's ext4 root (snapshot=on), the checkout and
+the build directory shared read-only over 9p, and a per-VM result directory shared
+read-write. images/guest-init runs COMMAND there in the checkout directory; its output is
+streamed (prefixed with [vmN] when there are several VMs) and kept in a serial log; the
+runner exits with the command's status (the first non-zero one over all VMs), 124 on
+timeout and 125 when a guest never reported a status.
+
+While a command runs, the guest can ask the host to run monitor commands on its own QEMU
+(images/vcx-hostcall writes a request file into the result directory; see hostcall_loop).
+"""
+import argparse
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+FIRMWARE_DIRS = ["/usr/share/seabios", "/usr/lib/ipxe/qemu", "/usr/share/qemu"]
+
+
+def kvm_usable():
+    """KVM only where a real (VMX/SVM) KVM module is loaded: a paravirtual one is not."""
+    return os.access("/dev/kvm", os.R_OK | os.W_OK) and (
+        os.path.isdir("/sys/module/kvm_intel") or os.path.isdir("/sys/module/kvm_amd"))
+
+
+class Qmp:
+    """A minimal QMP client over the VM's unix socket."""
+
+    def __init__(self, path, timeout=30):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.file = self.sock.makefile("rw")
+        self._read()  # greeting
+        self.execute("qmp_capabilities")
+
+    def _read(self):
+        while True:
+            line = self.file.readline()
+            if not line:
+                raise ConnectionError("QMP socket closed")
+            msg = json.loads(line)
+            if "event" not in msg:
+                return msg
+
+    def execute(self, cmd, args=None):
+        req = {"execute": cmd}
+        if args:
+            req["arguments"] = args
+        self.file.write(json.dumps(req) + "\n")
+        self.file.flush()
+        return self._read()
+
+    def hmp(self, line):
+        resp = self.execute("human-monitor-command", {"command-line": line})
+        if "error" in resp:
+            return "error: " + resp["error"].get("desc", "")
+        return resp.get("return", "")
+
+    def close(self):
+        self.sock.close()
+
+
+class Vm:
+    def __init__(self, args, index, workdir):
+        self.args = args
+        self.index = index
+        self.result = os.path.join(workdir, f"vm{index}")
+        os.makedirs(self.result)
+        self.qmp_path = os.path.join(workdir, f"qmp{index}.sock")
+        log_dir = args.log_dir or workdir
+        os.makedirs(log_dir, exist_ok=True)
+        self.serial_log = os.path.join(log_dir, f"vm{index}-serial.log")
+        self.proc = None
+        self.tail = []
+
+    def qemu_argv(self, interactive):
+        a = self.args
+        b = a.build
+        append = (f"console=ttyS0 rdinit=/init panic=-1 quiet loglevel=4 "
+                  f"vcxvm.src={a.src} vcxvm.build={b} vcxvm.index={self.index} vcxvm.vms={a.vms}")
+        if a.no_load:
+            append += " vcxvm.noload"
+        if a.append:
+            append += " " + a.append
+        argv = [a.qemu, "-machine", "q35", "-nodefaults", "-no-user-config",
+                "-display", "none", "-no-reboot", "-m", str(a.memory), "-smp", str(a.cpus)]
+        if kvm_usable():
+            argv += ["-accel", "kvm", "-cpu", "host"]
+        else:
+            argv += ["-accel", "tcg", "-cpu", "max"]
+        for d in FIRMWARE_DIRS:
+            if os.path.isdir(d):
+                argv += ["-L", d]
+        argv += ["-kernel", os.path.join(b, "vmlinuz"),
+                 "-initrd", os.path.join(b, "initrd.img"), "-append", append,
+                 "-drive", f"file={os.path.join(b, 'root.ext4')},if=none,id=root,"
+                           "format=raw,snapshot=on",
+                 "-device", "virtio-blk-pci,drive=root"]
+        for tag, path, ro in (("vcxsrc", a.src, True), ("vcxbuild", b, True),
+                              ("vcxresult", self.result, False)):
+            argv += ["-fsdev", f"local,id={tag},path={path},security_model=none"
+                               + (",readonly=on" if ro else ""),
+                     "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}"]
+        mac = f"52:54:00:12:34:{self.index + 1:02x}"
+        if a.vms == 1:
+            # restrict=on: the guest reaches nothing outside this VM.
+            argv += ["-netdev", "user,id=net0,restrict=on"]
+        else:
+            base = a.base_port
+            me, peer = base + self.index, base + (1 - self.index)
+            argv += ["-netdev", f"dgram,id=net0,local.type=inet,local.host=127.0.0.1,"
+                                f"local.port={me},remote.type=inet,remote.host=127.0.0.1,"
+                                f"remote.port={peer}"]
+        argv += ["-device", f"virtio-net-pci,netdev=net0,mac={mac},romfile="]
+        argv += ["-device", "vcx,id=vcx0" + (("," + a.vcx_props) if a.vcx_props else "")]
+        argv += ["-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
+        if interactive:
+            argv += ["-serial", "mon:stdio"]
+        else:
+            argv += ["-serial", "stdio"]
+        argv += a.qemu_arg
+        return argv
+
+    def start(self, command):
+        with open(os.path.join(self.result, "command"), "w") as f:
+            f.write(command)
+        self.proc = subprocess.Popen(self.qemu_argv(False), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        self.reader = threading.Thread(target=self.pump, daemon=True)
+        self.reader.start()
+        self.hostcall = threading.Thread(target=self.hostcall_loop, daemon=True)
+        self.hostcall.start()
+
+    def pump(self):
+        prefix = f"[vm{self.index}] " if self.args.vms > 1 else ""
+        with open(self.serial_log, "wb") as log:
+            for raw in iter(self.proc.stdout.readline, b""):
+                log.write(raw)
+                log.flush()
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self.tail = (self.tail + [line])[-60:]
+                if not self.args.quiet:
+                    sys.stdout.write(prefix + line + "\n")
+                    sys.stdout.flush()
+
+    def hostcall_loop(self):
+        """Serve monitor requests from the guest: a file hostcall-N.req holding
+        'hmp LINE' or 'qmp JSON' is answered by hostcall-N.rsp (written atomically)."""
+        qmp = None
+        while self.proc.poll() is None:
+            try:
+                reqs = sorted(f for f in os.listdir(self.result) if f.endswith(".req"))
+            except OSError:
+                reqs = []
+            for name in reqs:
+                path = os.path.join(self.result, name)
+                with open(path) as f:
+                    req = f.read().strip()
+                os.unlink(path)
+                try:
+                    if qmp is None:
+                        qmp = Qmp(self.qmp_path)
+                    kind, _, body = req.partition(" ")
+                    if kind == "hmp":
+                        rsp = qmp.hmp(body)
+                    elif kind == "qmp":
+                        msg = json.loads(body)
+                        rsp = json.dumps(qmp.execute(msg["execute"], msg.get("arguments")))
+                    else:
+                        rsp = f"error: unknown hostcall kind {kind!r}"
+                except Exception as e:  # report, never kill the run
+                    rsp = f"error: {e}"
+                tmp = path[:-4] + ".tmp"
+                with open(tmp, "w") as f:
+                    f.write(rsp)
+                os.rename(tmp, path[:-4] + ".rsp")
+            time.sleep(0.05)
+        if qmp:
+            qmp.close()
+
+    def status(self):
+        try:
+            with open(os.path.join(self.result, "status")) as f:
+                return int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--qemu", required=True)
+    p.add_argument("--build", required=True, help="build directory with the image and outputs")
+    p.add_argument("--src", required=True, help="checkout to share into the guest")
+    p.add_argument("--vms", type=int, default=1)
+    p.add_argument("--memory", type=int, default=1024, help="MiB per VM")
+    p.add_argument("--cpus", type=int, default=2)
+    p.add_argument("--timeout", type=int, default=900, help="seconds for the whole run")
+    p.add_argument("--log-dir", help="keep serial logs here")
+    p.add_argument("--vcx-props", default="", help="extra -device vcx properties")
+    p.add_argument("--append", default="", help="extra kernel parameters")
+    p.add_argument("--no-load", action="store_true", help="do not load vcx.ko at boot")
+    p.add_argument("--quiet", action="store_true", help="do not stream guest output")
+    p.add_argument("--qemu-arg", action="append", default=[], help="extra QEMU argument")
+    p.add_argument("--base-port", type=int, default=0, help="first UDP port for --vms 2")
+    p.add_argument("command", nargs=argparse.REMAINDER)
+    a = p.parse_args()
+    a.src, a.build = os.path.realpath(a.src), os.path.realpath(a.build)
+    cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
+    if a.vms < 1 or a.vms > 2:
+        sys.exit("vcx vm: --vms must be 1 or 2 (a link of more VMs needs a bridge, "
+                 "which vcx does not provide yet)")
+    if a.vms == 2 and not a.base_port:
+        a.base_port = 20000 + (os.getpid() % 20000) * 2 % 40000
+    for f in ("vmlinuz", "initrd.img", "root.ext4"):
+        if not os.path.exists(os.path.join(a.build, f)):
+            sys.exit(f"vcx vm: {f} missing in {a.build}: run ./vcx build")
+
+    workdir = tempfile.mkdtemp(prefix="vcx-vm-")
+    rc = 125
+    try:
+        vms = [Vm(a, i, workdir) for i in range(a.vms)]
+        if not cmd:
+            if a.vms != 1 or not sys.stdin.isatty():
+                sys.exit("vcx vm: an interactive shell needs one VM and a terminal")
+            print("vcx vm: interactive shell; Ctrl-A x quits QEMU", file=sys.stderr)
+            return subprocess.call(vms[0].qemu_argv(True))
+        script = "set -o pipefail\n" + " ".join(shlex.quote(c) for c in cmd) + "\n"
+        for vm in vms:
+            vm.start(script)
+        deadline = time.monotonic() + a.timeout
+        timed_out = False
+        for vm in vms:
+            while vm.proc.poll() is None:
+                if time.monotonic() > deadline:
+                    timed_out = True
+                    break
+                time.sleep(0.2)
+            if timed_out:
+                break
+        for vm in vms:
+            vm.kill()
+            vm.reader.join(timeout=5)
+        rc = 0
+        for vm in vms:
+            st = vm.status()
+            if timed_out and st is None:
+                why, st = f"timed out after {a.timeout}s", 124
+            elif st is None:
+                why, st = "the guest reported no exit status", 125
+            elif st and a.quiet:
+                why = f"command exited with status {st}"
+            else:
+                why = None
+            if why:
+                sys.stderr.write(f"vcx vm: vm{vm.index}: {why}; serial log {vm.serial_log}; "
+                                 "last lines:\n")
+                for line in vm.tail[-40:]:
+                    sys.stderr.write(f"  | {line}\n")
+            if st and not rc:
+                rc = st
+        return rc
+    finally:
+        # Result directories (and serial logs, without --log-dir) are kept on failure.
+        if rc == 0 or a.log_dir:
+            shutil.rmtree(workdir, ignore_errors=True)
+        else:
+            sys.stderr.write(f"vcx vm: run directory kept: {workdir}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+# Helpers for guest test scripts (sourced inside the VM).
+set -euo pipefail
+
+fail() {
+	echo "--- dmesg (last 30 lines) ---" >&2
+	dmesg | tail -30 >&2
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+pass() { echo "PASS: $*"; }
+
+# The PCI address of the vcx device (default id), or fail.
+vcx_pci_addr() {
+	local dev
+	for dev in /sys/bus/pci/devices/*; do
+		if [ "$(cat "$dev/vendor")" = 0x1af4 ] && [ "$(cat "$dev/device")" = 0x10f0 ]; then
+			basename "$dev"
+			return 0
+		fi
+	done
+	fail "no vcx device (1af4:10f0) on the PCI bus"
+}
+
+# Count of lines in the kernel log matching a pattern.
+dmesg_count() { dmesg | grep -c -E "$1" || true; }
