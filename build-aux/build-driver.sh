@@ -28,4 +28,7 @@ if grep -q 'warning:' "$bdir/build.log"; then
 	cat "$bdir/build.log" >&2
 	vcx_die "vcx.ko build against $krel has warnings"
 fi
-[ -z "$out" ] || cp "$bdir/vcx.ko" "$out"
+# Copy only a changed module, so what depends on it (guest-modules.tar) stays up to date.
+if [ -n "$out" ] && ! cmp -s "$bdir/vcx.ko" "$out"; then
+	cp "$bdir/vcx.ko" "$out"
+fi

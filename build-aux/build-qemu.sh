@@ -62,5 +62,7 @@ ninja -C "$bld" qemu-system-x86_64 >"$top/ninja.log" 2>&1 || {
 	vcx_die "QEMU build failed (log: $top/ninja.log)"
 }
 # A copy, not a link: each checkout keeps the binary of its own device sources.
-cp "$bld/qemu-system-x86_64" "$out.tmp"
-mv -f "$out.tmp" "$out"
+if ! [ "$out" -nt "$bld/qemu-system-x86_64" ]; then
+	cp "$bld/qemu-system-x86_64" "$out.tmp"
+	mv -f "$out.tmp" "$out"
+fi

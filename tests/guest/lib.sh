@@ -24,3 +24,9 @@ vcx_pci_addr() {
 
 # Count of lines in the kernel log matching a pattern.
 dmesg_count() { dmesg | grep -c -E "$1" || true; }
+
+# Kernel log lines that show a warning, oops or corruption (case-sensitive on purpose:
+# "loops_per_jiffy" is not an oops). Prints them; returns 0 when the log is clean.
+kernel_log_clean() {
+	! dmesg | grep -E 'WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption'
+}
