@@ -2,7 +2,8 @@
 # Build the vcx provider inside the pinned rdma-core tree (grafted as providers/vcx).
 # The tree and its build live in $VCX_CACHE/rdma-core/<version>, shared by checkouts;
 # providers/vcx and vcx-include are symlinks into the checkout being built.
-# Usage: build-rdma-core.sh OUTPUT_DIR   (receives libvcx-rdmav*.so and vcx.driver)
+# Usage: build-rdma-core.sh OUTPUT_DIR   (receives libvcx-rdmav*.so, vcx.driver and
+#        rdma-core-tests.tar, rdma-core's own pyverbs test suite for the guest)
 . "$(dirname "$0")/common.sh"
 
 out=${1:?usage: build-rdma-core.sh OUTPUT_DIR}
@@ -53,3 +54,7 @@ ninja -C "$bld" "vcx-rdmav$pabi" >"$top/ninja.log" 2>&1 || {
 mkdir -p "$out"
 # The installable driver file ("driver vcx"), not the build tree's absolute-path one.
 cp "$bld/lib/libvcx-rdmav$pabi.so" "$bld/providers/vcx/vcx.driver" "$out/"
+# The pyverbs tests of the same release run in the guest against its python3-pyverbs.
+if ! [ "$out/rdma-core-tests.tar" -nt "$src/.vcx-graft-$graft_rev" ]; then
+	tar -C "$src" -cf "$out/rdma-core-tests.tar" tests
+fi
