@@ -4,41 +4,238 @@
  *
  * libibverbs loads every provider listed in its driver directory and asks each to match
  * a uverbs device; vcx matches the vcx PCI id (and, like any provider, only when vcx.ko's
- * uverbs ABI version is the one this library speaks).
+ * uverbs ABI version is the one this library speaks). A ConnectX-5 personality of the
+ * device (15b3:1017) is libmlx5's to drive, so it is deliberately not in the table.
+ *
+ * Opening a context sends the library's limits to the kernel (alloc_ucontext udata),
+ * keeps the device limits the kernel answers with, and maps the context's UAR pages:
+ * CQ doorbells go to UAR page 0, each QP rings the doorbell register ("bfreg") the kernel
+ * assigned to it.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "vcx.h"
-#include "vcx/abi.h"
+#include "vcx-abi.h"
 #include "vcx/prm-iseg.h"
+#include "vcx/prm-wqe.h"
 
 static const struct verbs_match_ent vcx_match_table[] = {
 	VERBS_PCI_MATCH(VCX_PCI_VENDOR_ID, VCX_PCI_DEVICE_ID, NULL),
 	{}
 };
 
+static void vcx_free_context(struct ibv_context *ibctx);
+
+static const struct verbs_context_ops vcx_ctx_ops = {
+	.query_device_ex = vcx_query_device_ex,
+	.query_port = vcx_query_port,
+
+	.alloc_pd = vcx_alloc_pd,
+	.dealloc_pd = vcx_dealloc_pd,
+	.reg_mr = vcx_reg_mr,
+	.dereg_mr = vcx_dereg_mr,
+	.create_ah = vcx_create_ah,
+	.destroy_ah = vcx_destroy_ah,
+
+	.create_cq = vcx_create_cq,
+	.poll_cq = vcx_poll_cq,
+	.req_notify_cq = vcx_req_notify_cq,
+	.cq_event = vcx_cq_event,
+	.destroy_cq = vcx_destroy_cq,
+
+	.create_qp = vcx_create_qp,
+	.query_qp = vcx_query_qp,
+	.modify_qp = vcx_modify_qp,
+	.destroy_qp = vcx_destroy_qp,
+	.post_send = vcx_post_send,
+	.post_recv = vcx_post_recv,
+
+	.create_srq = vcx_create_srq,
+	.modify_srq = vcx_modify_srq,
+	.query_srq = vcx_query_srq,
+	.destroy_srq = vcx_destroy_srq,
+	.post_srq_recv = vcx_post_srq_recv,
+
+	.free_context = vcx_free_context,
+};
+
+static bool env_single_threaded(void)
+{
+	const char *v = getenv("VCX_SINGLE_THREADED");
+
+	return v && strcmp(v, "1") == 0;
+}
+
+static void vcx_unmap_uars(struct vcx_context *ctx)
+{
+	uint32_t i;
+
+	if (!ctx->uar)
+		return;
+	for (i = 0; i < ctx->num_uars; i++)
+		if (ctx->uar[i])
+			munmap(ctx->uar[i], ctx->page_size);
+	free(ctx->uar);
+	ctx->uar = NULL;
+}
+
+static int vcx_map_uars(struct vcx_context *ctx, int cmd_fd)
+{
+	uint32_t i;
+
+	ctx->uar = calloc(ctx->num_uars, sizeof(*ctx->uar));
+	if (!ctx->uar)
+		return ENOMEM;
+	for (i = 0; i < ctx->num_uars; i++) {
+		void *p = mmap(NULL, ctx->page_size, PROT_WRITE, MAP_SHARED, cmd_fd,
+			       vcx_mmap_offset(VCX_MMAP_UAR, i, ctx->page_size));
+
+		if (p == MAP_FAILED) {
+			int err = errno;
+
+			vcx_unmap_uars(ctx);
+			return err;
+		}
+		ctx->uar[i] = p;
+	}
+	return 0;
+}
+
+static int vcx_init_bfregs(struct vcx_context *ctx, uint32_t bfregs_per_uar,
+			   uint32_t bf_reg_size)
+{
+	uint32_t i;
+
+	ctx->bfregs = calloc(ctx->tot_bfregs, sizeof(*ctx->bfregs));
+	if (!ctx->bfregs)
+		return ENOMEM;
+	for (i = 0; i < ctx->tot_bfregs; i++) {
+		struct vcx_bfreg *bf = &ctx->bfregs[i];
+
+		bf->reg = (uint8_t *)ctx->uar[i / bfregs_per_uar] + VCX_UAR_BF_OFFSET +
+			  (i % bfregs_per_uar) * bf_reg_size;
+		bf->buf_size = bf_reg_size / 2;
+		vcx_spinlock_init(&bf->lock, !ctx->single_threaded);
+	}
+	return 0;
+}
+
+/* The kernel's answer must describe a UAR layout this library can address. */
+static int vcx_check_ucontext_resp(const struct vcx_alloc_ucontext_resp *r,
+				   uint32_t page_size)
+{
+	if (!r->num_uars || !r->bfregs_per_uar ||
+	    r->bfregs_per_uar > VCX_UAR_BFREGS_PER_PAGE ||
+	    r->tot_bfregs != r->num_uars * r->bfregs_per_uar ||
+	    r->bf_reg_size < 2 * VCX_SQ_DOORBELL_SIZE ||
+	    VCX_UAR_BF_OFFSET + r->bfregs_per_uar * r->bf_reg_size > page_size ||
+	    r->cqe_version != 0 || !r->num_ports)
+		return EPROTO;
+	return 0;
+}
+
+static struct verbs_context *vcx_alloc_context(struct ibv_device *ibdev, int cmd_fd,
+					       void *private_data)
+{
+	struct vcx_device *dev = to_vcx_dev(ibdev);
+	struct vcx_alloc_ucontext_resp *r;
+	struct vcx_alloc_ucontext_cmd_resp resp = {};
+	struct vcx_alloc_ucontext_cmd cmd = {};
+	struct vcx_context *ctx;
+	int err;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx, RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	cmd.drv_payload.max_cqe_version = 0;
+	cmd.drv_payload.lib_caps = VCX_LIB_CAPS_SUPPORTED;
+	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp)))
+		goto err_free;
+
+	r = &resp.drv_payload;
+	ctx->page_size = dev->page_size;
+	err = vcx_check_ucontext_resp(r, ctx->page_size);
+	if (err) {
+		verbs_err(&ctx->ibv_ctx, "vcx: unusable alloc_ucontext response\n");
+		errno = err;
+		goto err_free;
+	}
+	ctx->single_threaded = env_single_threaded();
+	ctx->qp_tab_size = r->qp_tab_size;
+	ctx->num_uars = r->num_uars;
+	ctx->tot_bfregs = r->tot_bfregs;
+	ctx->cache_line_size = r->cache_line_size ? r->cache_line_size : 64;
+	ctx->max_sq_desc_sz = r->max_sq_desc_sz;
+	ctx->max_rq_desc_sz = r->max_rq_desc_sz;
+	ctx->max_send_wqebb = r->max_send_wqebb;
+	ctx->max_recv_wr = r->max_recv_wr;
+	ctx->max_srq_recv_wr = r->max_srq_recv_wr;
+	ctx->max_cqe = r->max_cqe;
+	ctx->max_sge = r->max_sge;
+	ctx->max_inline_data = r->max_inline_data;
+	ctx->atomic_caps = r->atomic_caps;
+	ctx->num_ports = (uint8_t)r->num_ports;
+
+	err = vcx_map_uars(ctx, cmd_fd);
+	if (err) {
+		errno = err;
+		goto err_free;
+	}
+	err = vcx_init_bfregs(ctx, r->bfregs_per_uar, r->bf_reg_size);
+	if (err) {
+		errno = err;
+		goto err_unmap;
+	}
+	pthread_mutex_init(&ctx->table_mutex, NULL);
+	vcx_db_pool_init(&ctx->db_pool, ctx->page_size, ctx->cache_line_size);
+
+	verbs_set_ops(&ctx->ibv_ctx, &vcx_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err_unmap:
+	vcx_unmap_uars(ctx);
+err_free:
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	return NULL;
+}
+
+static void vcx_free_context(struct ibv_context *ibctx)
+{
+	struct vcx_context *ctx = to_vcx_ctx(ibctx);
+	uint32_t i;
+
+	vcx_db_pool_cleanup(&ctx->db_pool);
+	vcx_table_cleanup(&ctx->qp_table);
+	vcx_table_cleanup(&ctx->srq_table);
+	pthread_mutex_destroy(&ctx->table_mutex);
+	for (i = 0; i < ctx->tot_bfregs; i++)
+		vcx_spinlock_destroy(&ctx->bfregs[i].lock);
+	free(ctx->bfregs);
+	vcx_unmap_uars(ctx);
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
 static struct verbs_device *vcx_device_alloc(struct verbs_sysfs_dev *sysfs_dev)
 {
 	struct vcx_device *dev = calloc(1, sizeof(*dev));
 
-	return dev ? &dev->ibv_dev : NULL;
+	if (!dev)
+		return NULL;
+	dev->page_size = sysconf(_SC_PAGESIZE);
+	return &dev->ibv_dev;
 }
 
 static void vcx_device_free(struct verbs_device *vdev)
 {
 	free(container_of(vdev, struct vcx_device, ibv_dev));
-}
-
-/*
- * vcx.ko does not register an ib_device yet (verbs arrive with the SRQ issue), so there
- * is no context to open: say so rather than pretend.
- */
-static struct verbs_context *vcx_alloc_context(struct ibv_device *ibdev, int cmd_fd,
-					       void *private_data)
-{
-	errno = EOPNOTSUPP;
-	return NULL;
 }
 
 static const struct verbs_device_ops vcx_dev_ops = {

@@ -1,16 +1,239 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * vcx provider: the objects the library keeps per device, context, PD, CQ, QP, SRQ and AH,
+ * and the entry points each file implements.
+ */
 #ifndef VCX_PROVIDER_H
 #define VCX_PROVIDER_H
 
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
 #include <infiniband/driver.h>
+#include <ccan/minmax.h>
+#include <util/util.h>
+
+#include "buf.h"
+#include "db.h"
+#include "srq_list.h"
+#include "table.h"
 
 struct vcx_device {
 	struct verbs_device ibv_dev;
+	uint32_t page_size;
+};
+
+/* A per-queue lock that costs nothing when the application promises one thread. */
+struct vcx_spinlock {
+	pthread_spinlock_t lock;
+	bool need_lock;
+};
+
+static inline int vcx_spinlock_init(struct vcx_spinlock *l, bool need_lock)
+{
+	l->need_lock = need_lock;
+	return pthread_spin_init(&l->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+static inline void vcx_spinlock_destroy(struct vcx_spinlock *l)
+{
+	pthread_spin_destroy(&l->lock);
+}
+
+static inline void vcx_spin_lock(struct vcx_spinlock *l)
+{
+	if (l->need_lock)
+		pthread_spin_lock(&l->lock);
+}
+
+static inline void vcx_spin_unlock(struct vcx_spinlock *l)
+{
+	if (l->need_lock)
+		pthread_spin_unlock(&l->lock);
+}
+
+/* One doorbell ("bfreg") register of a UAR page: the SQ doorbells of the QPs using it. */
+struct vcx_bfreg {
+	void *reg;			/* UAR page + 0x800 + k * bf_reg_size */
+	uint32_t offset;		/* current half: 0 or buf_size */
+	uint32_t buf_size;		/* bf_reg_size / 2 */
+	struct vcx_spinlock lock;	/* QPs sharing the register serialize doorbells */
+};
+
+struct vcx_context {
+	struct verbs_context ibv_ctx;
+	uint32_t page_size;
+	bool single_threaded;		/* VCX_SINGLE_THREADED=1: per-queue locks elided */
+
+	/* From the alloc_ucontext response. */
+	uint32_t qp_tab_size;
+	uint32_t num_uars;
+	uint32_t tot_bfregs;
+	uint32_t cache_line_size;
+	uint32_t max_sq_desc_sz;
+	uint32_t max_rq_desc_sz;
+	uint32_t max_send_wqebb;
+	uint32_t max_recv_wr;
+	uint32_t max_srq_recv_wr;
+	uint32_t max_cqe;
+	uint32_t max_sge;
+	uint32_t max_inline_data;
+	uint32_t atomic_caps;
+	uint8_t num_ports;
+
+	void **uar;			/* num_uars mapped UAR pages */
+	struct vcx_bfreg *bfregs;	/* tot_bfregs doorbell registers */
+
+	/* CQEs name QPs and SRQs by number. */
+	pthread_mutex_t table_mutex;
+	struct vcx_table qp_table;
+	struct vcx_table srq_table;
+
+	struct vcx_db_pool db_pool;
+};
+
+struct vcx_pd {
+	struct ibv_pd ibv_pd;
+	uint32_t pdn;
+};
+
+struct vcx_cq {
+	struct ibv_cq ibv_cq;
+	struct vcx_spinlock lock;
+	struct vcx_buf buf;		/* 2^log_nent CQEs of 64 bytes */
+	uint32_t log_nent;
+	uint32_t cqn;
+	uint32_t cons_index;		/* CQEs consumed, free running */
+	uint32_t arm_sn;		/* arm sequence number, bumped per completion event */
+	__be32 *dbrec;			/* [0] set_ci, [1] arm word */
+};
+
+struct vcx_wq {
+	uint64_t *wrid;			/* per slot: the wr_id to report */
+	uint32_t *wqe_head;		/* SQ, per slot: WRs posted up to and including it */
+	uint32_t wqe_cnt;		/* slots (WQEBBs for the SQ, WQEs for the RQ) */
+	uint32_t max_post;		/* WRs that fit */
+	uint32_t head;			/* WRs posted */
+	uint32_t tail;			/* WRs completed */
+	uint32_t cur_post;		/* SQ only: producer counter in WQEBBs */
+	uint32_t max_gs;		/* data segments per WQE */
+	uint32_t wqe_shift;		/* log2 of the slot size */
+	uint32_t offset;		/* byte offset in the QP buffer */
+	struct vcx_spinlock lock;
+};
+
+struct vcx_qp {
+	struct ibv_qp ibv_qp;
+	struct vcx_buf buf;		/* RQ, then SQ */
+	struct vcx_wq sq;
+	struct vcx_wq rq;
+	__be32 *dbrec;			/* [0] recv counter, [1] send counter */
+	struct vcx_bfreg *bfreg;
+	uint32_t max_inline_data;
+	uint32_t max_wqe_ds;		/* DS units of the largest send WQE */
+	uint8_t sq_signal_bits;		/* CE bits for every WQE (sq_sig_all) */
+	bool atomics_enabled;
+};
+
+struct vcx_srq {
+	struct ibv_srq ibv_srq;
+	struct vcx_spinlock lock;
+	struct vcx_buf buf;
+	struct vcx_srq_list list;	/* linked-list WQE management */
+	uint64_t *wrid;			/* per WQE index */
+	uint32_t srqn;
+	uint32_t max_gs;		/* data segments per WQE */
+	uint32_t counter;		/* WQEs posted, written to the doorbell record */
+	__be32 *dbrec;
+};
+
+struct vcx_ah {
+	struct ibv_ah ibv_ah;
+	uint8_t av[48];			/* datagram segment image, VCX_WQE_AV_SIZE */
 };
 
 static inline struct vcx_device *to_vcx_dev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct vcx_device, ibv_dev.device);
 }
+
+static inline struct vcx_context *to_vcx_ctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct vcx_context, ibv_ctx.context);
+}
+
+static inline struct vcx_pd *to_vcx_pd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct vcx_pd, ibv_pd);
+}
+
+static inline struct vcx_cq *to_vcx_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct vcx_cq, ibv_cq);
+}
+
+static inline struct vcx_qp *to_vcx_qp(struct ibv_qp *ibqp)
+{
+	return container_of(ibqp, struct vcx_qp, ibv_qp);
+}
+
+static inline struct vcx_srq *to_vcx_srq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct vcx_srq, ibv_srq);
+}
+
+static inline struct vcx_ah *to_vcx_ah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct vcx_ah, ibv_ah);
+}
+
+/* verbs.c */
+int vcx_query_device_ex(struct ibv_context *context,
+			const struct ibv_query_device_ex_input *input,
+			struct ibv_device_attr_ex *attr, size_t attr_size);
+int vcx_query_port(struct ibv_context *context, uint8_t port, struct ibv_port_attr *attr);
+struct ibv_pd *vcx_alloc_pd(struct ibv_context *context);
+int vcx_dealloc_pd(struct ibv_pd *pd);
+struct ibv_mr *vcx_reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t hca_va,
+			  int access);
+int vcx_dereg_mr(struct verbs_mr *vmr);
+
+/* ah.c */
+struct ibv_ah *vcx_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int vcx_destroy_ah(struct ibv_ah *ah);
+
+/* cq.c */
+struct ibv_cq *vcx_create_cq(struct ibv_context *context, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector);
+int vcx_destroy_cq(struct ibv_cq *cq);
+int vcx_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+int vcx_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+void vcx_cq_event(struct ibv_cq *cq);
+void vcx_cq_clean(struct vcx_cq *cq, uint32_t qpn, struct vcx_srq *srq);
+
+/* qp.c */
+struct ibv_qp *vcx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+int vcx_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
+		 struct ibv_qp_init_attr *init_attr);
+int vcx_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
+int vcx_destroy_qp(struct ibv_qp *qp);
+struct vcx_qp *vcx_find_qp(struct vcx_context *ctx, uint32_t qpn);
+
+/* sq.c */
+int vcx_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+
+/* rq.c */
+int vcx_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
+
+/* srq.c */
+struct ibv_srq *vcx_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr);
+int vcx_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_mask);
+int vcx_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int vcx_destroy_srq(struct ibv_srq *srq);
+int vcx_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+void vcx_srq_free_wqe(struct vcx_srq *srq, uint16_t idx);
+struct vcx_srq *vcx_find_srq(struct vcx_context *ctx, uint32_t srqn);
 
 #endif /* VCX_PROVIDER_H */

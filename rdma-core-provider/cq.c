@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * vcx provider: completion queues.
+ *
+ * The CQ is a ring of 2^n 64-byte CQEs in a user buffer the device writes. A CQE belongs
+ * to software when its opcode is valid and its owner bit equals the pass bit of the
+ * consumer index (prm-wqe.h, vcx_cqe_is_sw_owned). After consuming CQEs the library
+ * publishes its consumer index in the doorbell record (set_ci) so the device may reuse
+ * the entries. Arming writes the arm word to the doorbell record, then the same word and
+ * the CQN to the CQ doorbell of UAR page 0.
+ *
+ * Requester CQEs are cumulative: a CQE for SQ WQE k retires every unsignaled WQE before
+ * it. Responder CQEs name the RQ WQE (in order) or the SRQ WQE (by index) they consumed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
+
+#include "vcx.h"
+#include "vcx-abi.h"
+#include "vcx/prm-wqe.h"
+
+enum {
+	CQ_OK = 0,
+	CQ_EMPTY = -1,
+	CQ_POLL_ERR = -2,
+};
+
+static uint8_t *get_cqe(struct vcx_cq *cq, uint32_t n)
+{
+	return (uint8_t *)cq->buf.buf + ((n & ((1u << cq->log_nent) - 1)) * VCX_CQE_SIZE);
+}
+
+static uint8_t *next_sw_cqe(struct vcx_cq *cq, uint32_t n)
+{
+	uint8_t *cqe = get_cqe(cq, n);
+
+	return vcx_cqe_is_sw_owned(cqe, n, cq->log_nent) ? cqe : NULL;
+}
+
+static void update_cons_index(struct vcx_cq *cq)
+{
+	cq->dbrec[0] = htobe32(cq->cons_index & VCX_CQ_CI_MASK);
+}
+
+static enum ibv_wc_status syndrome_to_status(uint8_t syndrome)
+{
+	switch (syndrome) {
+	case VCX_CQE_SYND_LOCAL_LENGTH_ERR:
+		return IBV_WC_LOC_LEN_ERR;
+	case VCX_CQE_SYND_LOCAL_QP_OP_ERR:
+		return IBV_WC_LOC_QP_OP_ERR;
+	case VCX_CQE_SYND_LOCAL_PROT_ERR:
+		return IBV_WC_LOC_PROT_ERR;
+	case VCX_CQE_SYND_WR_FLUSH_ERR:
+		return IBV_WC_WR_FLUSH_ERR;
+	case VCX_CQE_SYND_MW_BIND_ERR:
+		return IBV_WC_MW_BIND_ERR;
+	case VCX_CQE_SYND_BAD_RESP_ERR:
+		return IBV_WC_BAD_RESP_ERR;
+	case VCX_CQE_SYND_LOCAL_ACCESS_ERR:
+		return IBV_WC_LOC_ACCESS_ERR;
+	case VCX_CQE_SYND_REMOTE_INVAL_REQ_ERR:
+		return IBV_WC_REM_INV_REQ_ERR;
+	case VCX_CQE_SYND_REMOTE_ACCESS_ERR:
+		return IBV_WC_REM_ACCESS_ERR;
+	case VCX_CQE_SYND_REMOTE_OP_ERR:
+		return IBV_WC_REM_OP_ERR;
+	case VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR:
+		return IBV_WC_RETRY_EXC_ERR;
+	case VCX_CQE_SYND_RNR_RETRY_EXC_ERR:
+		return IBV_WC_RNR_RETRY_EXC_ERR;
+	case VCX_CQE_SYND_REMOTE_ABORTED_ERR:
+		return IBV_WC_REM_ABORT_ERR;
+	default:
+		return IBV_WC_GENERAL_ERR;
+	}
+}
+
+/* Retire SQ WQEs up to and including the one named by the CQE. */
+static void sq_retire(struct vcx_qp *qp, const uint8_t *cqe, struct ibv_wc *wc)
+{
+	uint32_t idx = vcx_get(cqe, VCX_CQE_WQE_COUNTER) & (qp->sq.wqe_cnt - 1);
+
+	wc->wr_id = qp->sq.wrid[idx];
+	qp->sq.tail = qp->sq.wqe_head[idx];
+}
+
+static int handle_requester(struct vcx_qp *qp, const uint8_t *cqe, struct ibv_wc *wc)
+{
+	sq_retire(qp, cqe, wc);
+	switch (vcx_get(cqe, VCX_CQE_SOP_OPCODE)) {
+	case VCX_OPCODE_RDMA_WRITE_IMM:
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		SWITCH_FALLTHROUGH;
+	case VCX_OPCODE_RDMA_WRITE:
+		wc->opcode = IBV_WC_RDMA_WRITE;
+		break;
+	case VCX_OPCODE_SEND_IMM:
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		SWITCH_FALLTHROUGH;
+	case VCX_OPCODE_SEND:
+	case VCX_OPCODE_SEND_INVAL:
+		wc->opcode = IBV_WC_SEND;
+		break;
+	case VCX_OPCODE_RDMA_READ:
+		wc->opcode = IBV_WC_RDMA_READ;
+		wc->byte_len = vcx_get(cqe, VCX_CQE_BYTE_CNT);
+		break;
+	case VCX_OPCODE_ATOMIC_CS:
+		wc->opcode = IBV_WC_COMP_SWAP;
+		wc->byte_len = VCX_ATOMIC_SIZE;
+		break;
+	case VCX_OPCODE_ATOMIC_FA:
+		wc->opcode = IBV_WC_FETCH_ADD;
+		wc->byte_len = VCX_ATOMIC_SIZE;
+		break;
+	default:
+		/* A CQE for an opcode this library never posts: the device is confused. */
+		return CQ_POLL_ERR;
+	}
+	return CQ_OK;
+}
+
+/*
+ * The receive WQE a responder CQE consumed: its wr_id, and the WQE goes back. SRQ WQEs
+ * are named by index; RQ WQEs complete in order, so a flushed one (whose CQE need not
+ * carry a meaningful counter) is simply the oldest outstanding.
+ */
+static int rq_retire(struct vcx_qp *qp, struct vcx_srq *srq, const uint8_t *cqe,
+		     bool in_order, struct ibv_wc *wc)
+{
+	uint32_t wqe_ctr = vcx_get(cqe, VCX_CQE_WQE_COUNTER);
+
+	if (srq) {
+		if (wqe_ctr >= srq->list.nwqe)
+			return CQ_POLL_ERR;	/* not a WQE of this SRQ */
+		wc->wr_id = srq->wrid[wqe_ctr];
+		vcx_srq_free_wqe(srq, (uint16_t)wqe_ctr);
+		return CQ_OK;
+	}
+	if (in_order)
+		wqe_ctr = qp->rq.tail;
+	wc->wr_id = qp->rq.wrid[wqe_ctr & (qp->rq.wqe_cnt - 1)];
+	qp->rq.tail++;
+	return CQ_OK;
+}
+
+static int handle_responder(struct vcx_qp *qp, struct vcx_srq *srq, const uint8_t *cqe,
+			    uint8_t opcode, struct ibv_wc *wc)
+{
+	uint32_t imm = vcx_get(cqe, VCX_CQE_IMM_INVAL_PKEY);
+
+	if (vcx_get(cqe, VCX_CQE_FORMAT) != VCX_CQE_FORMAT_NORMAL)
+		return CQ_POLL_ERR;	/* scatter-to-CQE is never requested */
+	if (rq_retire(qp, srq, cqe, false, wc))
+		return CQ_POLL_ERR;
+	wc->byte_len = vcx_get(cqe, VCX_CQE_BYTE_CNT);
+	switch (opcode) {
+	case VCX_CQE_RESP_WR_IMM:
+		wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = htobe32(imm);
+		break;
+	case VCX_CQE_RESP_SEND:
+		wc->opcode = IBV_WC_RECV;
+		break;
+	case VCX_CQE_RESP_SEND_IMM:
+		wc->opcode = IBV_WC_RECV;
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+		wc->imm_data = htobe32(imm);
+		break;
+	case VCX_CQE_RESP_SEND_INV:
+		wc->opcode = IBV_WC_RECV;
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = imm;
+		break;
+	}
+	wc->src_qp = vcx_get(cqe, VCX_CQE_RQPN);
+	wc->sl = vcx_get(cqe, VCX_CQE_SL);
+	wc->slid = vcx_get(cqe, VCX_CQE_SLID);
+	wc->dlid_path_bits = vcx_get(cqe, VCX_CQE_ML_PATH);
+	wc->pkey_index = 0;
+	if (vcx_get(cqe, VCX_CQE_GRH))
+		wc->wc_flags |= IBV_WC_GRH;
+	return CQ_OK;
+}
+
+static int handle_error(struct vcx_qp *qp, struct vcx_srq *srq, const uint8_t *cqe,
+			uint8_t opcode, struct ibv_wc *wc)
+{
+	wc->status = syndrome_to_status(vcx_get(cqe, VCX_CQE_SYNDROME));
+	wc->vendor_err = vcx_get(cqe, VCX_CQE_VENDOR_ERR_SYND);
+	if (opcode == VCX_CQE_REQ_ERR) {
+		sq_retire(qp, cqe, wc);
+		return CQ_OK;
+	}
+	return rq_retire(qp, srq, cqe, true, wc);
+}
+
+static int poll_one(struct vcx_cq *cq, struct vcx_context *ctx, struct ibv_wc *wc)
+{
+	struct vcx_srq *srq = NULL;
+	struct vcx_qp *qp;
+	uint32_t srqn;
+	uint8_t *cqe;
+	uint8_t opcode;
+
+	cqe = next_sw_cqe(cq, cq->cons_index);
+	if (!cqe)
+		return CQ_EMPTY;
+	cq->cons_index++;
+	/* Read the body only after seeing the owner bit. */
+	udma_from_device_barrier();
+
+	opcode = vcx_cqe_opcode(cqe);
+	wc->qp_num = vcx_get(cqe, VCX_CQE_QPN);
+	wc->status = IBV_WC_SUCCESS;
+	wc->wc_flags = 0;
+	wc->vendor_err = 0;
+	qp = vcx_find_qp(ctx, wc->qp_num);
+	if (!qp)
+		return CQ_POLL_ERR;
+	if (opcode == VCX_CQE_REQ || opcode == VCX_CQE_REQ_ERR) {
+		if (!qp->sq.wqe_cnt)
+			return CQ_POLL_ERR;
+	} else {
+		srqn = vcx_get(cqe, VCX_CQE_SRQN_UIDX);
+		if (srqn) {
+			srq = vcx_find_srq(ctx, srqn);
+			if (!srq)
+				return CQ_POLL_ERR;
+		} else if (!qp->rq.wqe_cnt) {
+			return CQ_POLL_ERR;
+		}
+	}
+
+	switch (opcode) {
+	case VCX_CQE_REQ:
+		return handle_requester(qp, cqe, wc);
+	case VCX_CQE_RESP_WR_IMM:
+	case VCX_CQE_RESP_SEND:
+	case VCX_CQE_RESP_SEND_IMM:
+	case VCX_CQE_RESP_SEND_INV:
+		return handle_responder(qp, srq, cqe, opcode, wc);
+	case VCX_CQE_REQ_ERR:
+	case VCX_CQE_RESP_ERR:
+		return handle_error(qp, srq, cqe, opcode, wc);
+	default:
+		/* RESIZE_CQ, NO_PACKET, SIG_ERR: nothing this library asked for. */
+		return CQ_POLL_ERR;
+	}
+}
+
+int vcx_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct vcx_context *ctx = to_vcx_ctx(ibcq->context);
+	struct vcx_cq *cq = to_vcx_cq(ibcq);
+	int npolled;
+	int err = CQ_OK;
+
+	vcx_spin_lock(&cq->lock);
+	for (npolled = 0; npolled < num_entries; npolled++) {
+		err = poll_one(cq, ctx, wc + npolled);
+		if (err != CQ_OK)
+			break;
+	}
+	if (npolled || err == CQ_POLL_ERR)
+		update_cons_index(cq);
+	vcx_spin_unlock(&cq->lock);
+
+	return err == CQ_POLL_ERR ? err : npolled;
+}
+
+int vcx_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct vcx_context *ctx = to_vcx_ctx(ibcq->context);
+	struct vcx_cq *cq = to_vcx_cq(ibcq);
+	uint32_t cmd = solicited_only ? VCX_CQ_DB_CMD_NOTIFY_SOLICITED : VCX_CQ_DB_CMD_NOTIFY;
+	uint32_t arm = vcx_cq_arm_word(cq->arm_sn, cmd, cq->cons_index);
+
+	cq->dbrec[1] = htobe32(arm);
+	/* The record must be visible before the doorbell that makes the device read it. */
+	mmio_wc_start();
+	mmio_write64_be((uint8_t *)ctx->uar[0] + VCX_UAR_CQ_DOORBELL,
+			htobe64((uint64_t)arm << 32 | cq->cqn));
+	mmio_flush_writes();
+	return 0;
+}
+
+/* A completion event was read for this CQ: the next arm uses the next sequence number. */
+void vcx_cq_event(struct ibv_cq *ibcq)
+{
+	to_vcx_cq(ibcq)->arm_sn++;
+}
+
+/*
+ * Drop the CQEs of a QP being destroyed (and give back the SRQ WQEs they consumed), so a
+ * later poll never meets a QPN that no longer resolves. Entries of other QPs slide up
+ * over the removed ones, keeping the owner bit of the slot they land in.
+ */
+void vcx_cq_clean(struct vcx_cq *cq, uint32_t qpn, struct vcx_srq *srq)
+{
+	uint32_t nent = 1u << cq->log_nent;
+	uint32_t prod, nfreed = 0;
+
+	vcx_spin_lock(&cq->lock);
+	for (prod = cq->cons_index; next_sw_cqe(cq, prod); prod++)
+		if (prod == cq->cons_index + nent - 1)
+			break;
+	udma_from_device_barrier();
+
+	while ((int32_t)(--prod - cq->cons_index) >= 0) {
+		uint8_t *cqe = get_cqe(cq, prod);
+		uint8_t opcode = vcx_cqe_opcode(cqe);
+
+		if (vcx_get(cqe, VCX_CQE_QPN) == qpn) {
+			if (srq && opcode != VCX_CQE_REQ && opcode != VCX_CQE_REQ_ERR &&
+			    vcx_get(cqe, VCX_CQE_SRQN_UIDX))
+				vcx_srq_free_wqe(srq, (uint16_t)vcx_get(cqe, VCX_CQE_WQE_COUNTER));
+			nfreed++;
+		} else if (nfreed) {
+			uint8_t *dest = get_cqe(cq, prod + nfreed);
+			uint8_t owner = vcx_cqe_op_own(dest) & 1u;
+
+			memcpy(dest, cqe, VCX_CQE_SIZE);
+			dest[VCX_CQE_OP_OWN_BYTE] = (dest[VCX_CQE_OP_OWN_BYTE] & ~1u) | owner;
+		}
+	}
+	if (nfreed) {
+		cq->cons_index += nfreed;
+		udma_to_device_barrier();
+		update_cons_index(cq);
+	}
+	vcx_spin_unlock(&cq->lock);
+}
+
+struct ibv_cq *vcx_create_cq(struct ibv_context *context, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct vcx_context *ctx = to_vcx_ctx(context);
+	struct vcx_create_cq_cmd_resp resp = {};
+	struct vcx_create_cq_cmd cmd = {};
+	struct vcx_cq *cq;
+	uint32_t nent, i;
+	int err;
+
+	if (cqe < 1 || (uint32_t)cqe >= ctx->max_cqe) {
+		errno = EINVAL;
+		return NULL;
+	}
+	nent = roundup_pow_of_two((uint32_t)cqe + 1);
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	if (vcx_spinlock_init(&cq->lock, !ctx->single_threaded))
+		goto err_free;
+	cq->log_nent = ilog32(nent - 1);
+	if (vcx_buf_alloc(&cq->buf, (size_t)nent * VCX_CQE_SIZE, ctx->page_size))
+		goto err_lock;
+	for (i = 0; i < nent; i++)
+		vcx_cqe_init(get_cqe(cq, i));
+	cq->dbrec = vcx_db_alloc(&ctx->db_pool);
+	if (!cq->dbrec)
+		goto err_buf;
+
+	cmd.drv_payload.buf_addr = (uintptr_t)cq->buf.buf;
+	cmd.drv_payload.db_addr = (uintptr_t)cq->dbrec;
+	cmd.drv_payload.cqe_size = VCX_CQE_SIZE;
+	err = ibv_cmd_create_cq(context, nent - 1, channel, comp_vector,
+				&cq->ibv_cq, &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		errno = err;
+		goto err_db;
+	}
+	cq->cqn = resp.drv_payload.cqn;
+	return &cq->ibv_cq;
+
+err_db:
+	vcx_db_free(&ctx->db_pool, cq->dbrec);
+err_buf:
+	vcx_buf_free(&cq->buf);
+err_lock:
+	vcx_spinlock_destroy(&cq->lock);
+err_free:
+	free(cq);
+	return NULL;
+}
+
+int vcx_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct vcx_context *ctx = to_vcx_ctx(ibcq->context);
+	struct vcx_cq *cq = to_vcx_cq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	vcx_db_free(&ctx->db_pool, cq->dbrec);
+	vcx_buf_free(&cq->buf);
+	vcx_spinlock_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * vcx provider: queue pair lifecycle (RC, UC, UD).
+ *
+ * The library sizes and allocates the work queues, the kernel pins them and creates the
+ * QP (create_qp udata, include/vcx/abi.h). One buffer holds the RQ (rq.wqe_cnt WQEs of
+ * 2^rq.wqe_shift bytes) at offset 0 and the SQ (sq.wqe_cnt 64-byte WQEBBs) after it; an
+ * 8-byte doorbell record holds the receive and send counters. Posting lives in sq.c and
+ * rq.c; CQEs find the QP through the context's QP table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vcx.h"
+#include "vcx-abi.h"
+#include "vcx/prm-wqe.h"
+
+struct vcx_qp *vcx_find_qp(struct vcx_context *ctx, uint32_t qpn)
+{
+	return vcx_table_find(&ctx->qp_table, qpn);
+}
+
+/* Bytes of the segments a send WQE of this QP type carries before its data. */
+static uint32_t sq_overhead(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_UD:
+		return VCX_WQE_CTRL_SIZE + VCX_WQE_AV_SIZE;
+	case IBV_QPT_UC:
+		return VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE;
+	default: /* RC: an atomic needs the remote address and the atomic segment */
+		return VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE + VCX_WQE_ATOMIC_SEG_SIZE;
+	}
+}
+
+static int size_sq(struct vcx_context *ctx, struct vcx_qp *qp, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_cap *cap = &attr->cap;
+	uint32_t overhead = sq_overhead(attr->qp_type);
+	uint32_t data, wqe_size, wqebbs;
+
+	if (!cap->max_send_wr)
+		return 0;
+	if (cap->max_send_sge > ctx->max_sge || cap->max_inline_data > ctx->max_inline_data)
+		return EINVAL;
+	data = cap->max_send_sge * VCX_WQE_DATA_SEG_SIZE;
+	if (cap->max_inline_data &&
+	    vcx_wqe_inline_ds(cap->max_inline_data) * VCX_WQE_DS > data)
+		data = vcx_wqe_inline_ds(cap->max_inline_data) * VCX_WQE_DS;
+	wqe_size = align(overhead + data, VCX_SEND_WQEBB);
+	if (wqe_size > ctx->max_sq_desc_sz ||
+	    wqe_size > VCX_SEND_WQE_MAX_WQEBBS * VCX_SEND_WQEBB)
+		return EINVAL;
+	wqebbs = wqe_size / VCX_SEND_WQEBB;
+	if ((uint64_t)cap->max_send_wr * wqebbs > ctx->max_send_wqebb)
+		return EINVAL;
+
+	qp->sq.wqe_cnt = roundup_pow_of_two(cap->max_send_wr * wqebbs);
+	qp->sq.wqe_shift = VCX_SEND_WQEBB_SHIFT;
+	qp->sq.max_post = qp->sq.wqe_cnt / wqebbs;
+	/* Everything the largest WQE leaves room for, capped by the DS count field. */
+	qp->max_wqe_ds = min_t(uint32_t, wqe_size / VCX_WQE_DS, VCX_WQE_CTRL_DS_MAX);
+	data = qp->max_wqe_ds * VCX_WQE_DS - overhead;
+	qp->sq.max_gs = min_t(uint32_t, data / VCX_WQE_DATA_SEG_SIZE, ctx->max_sge);
+	qp->max_inline_data = min_t(uint32_t, data - VCX_WQE_INLINE_HDR_SIZE,
+				    ctx->max_inline_data);
+	return 0;
+}
+
+static int size_rq(struct vcx_context *ctx, struct vcx_qp *qp, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_cap *cap = &attr->cap;
+	uint32_t wqe_size;
+
+	if (attr->srq || !cap->max_recv_wr)
+		return 0;
+	if (cap->max_recv_sge > ctx->max_sge || cap->max_recv_wr > ctx->max_recv_wr)
+		return EINVAL;
+	wqe_size = roundup_pow_of_two(max_t(uint32_t, cap->max_recv_sge, 1) *
+				      VCX_WQE_DATA_SEG_SIZE);
+	if (wqe_size > ctx->max_rq_desc_sz)
+		return EINVAL;
+	qp->rq.wqe_cnt = roundup_pow_of_two(cap->max_recv_wr);
+	qp->rq.wqe_shift = ilog32(wqe_size - 1);
+	qp->rq.max_post = qp->rq.wqe_cnt;
+	qp->rq.max_gs = wqe_size / VCX_WQE_DATA_SEG_SIZE;
+	return 0;
+}
+
+static int alloc_wq_arrays(struct vcx_qp *qp)
+{
+	if (qp->sq.wqe_cnt) {
+		qp->sq.wrid = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wrid));
+		qp->sq.wqe_head = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wqe_head));
+		if (!qp->sq.wrid || !qp->sq.wqe_head)
+			return ENOMEM;
+	}
+	if (qp->rq.wqe_cnt) {
+		qp->rq.wrid = calloc(qp->rq.wqe_cnt, sizeof(*qp->rq.wrid));
+		if (!qp->rq.wrid)
+			return ENOMEM;
+	}
+	return 0;
+}
+
+static void free_wq_arrays(struct vcx_qp *qp)
+{
+	free(qp->sq.wrid);
+	free(qp->sq.wqe_head);
+	free(qp->rq.wrid);
+}
+
+static void reset_wq_indices(struct vcx_qp *qp)
+{
+	qp->sq.head = qp->sq.tail = qp->sq.cur_post = 0;
+	qp->rq.head = qp->rq.tail = qp->rq.cur_post = 0;
+}
+
+static void qp_free(struct vcx_context *ctx, struct vcx_qp *qp)
+{
+	if (qp->dbrec)
+		vcx_db_free(&ctx->db_pool, qp->dbrec);
+	vcx_buf_free(&qp->buf);
+	free_wq_arrays(qp);
+	vcx_spinlock_destroy(&qp->sq.lock);
+	vcx_spinlock_destroy(&qp->rq.lock);
+	free(qp);
+}
+
+struct ibv_qp *vcx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct vcx_context *ctx = to_vcx_ctx(pd->context);
+	struct vcx_create_qp_cmd_resp resp = {};
+	struct vcx_create_qp_cmd cmd = {};
+	struct vcx_qp *qp;
+	size_t rq_bytes;
+	int err;
+
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	vcx_spinlock_init(&qp->sq.lock, !ctx->single_threaded);
+	vcx_spinlock_init(&qp->rq.lock, !ctx->single_threaded);
+
+	err = size_sq(ctx, qp, attr);
+	if (!err)
+		err = size_rq(ctx, qp, attr);
+	if (!err)
+		err = alloc_wq_arrays(qp);
+	if (err)
+		goto err_free;
+
+	rq_bytes = (size_t)qp->rq.wqe_cnt << qp->rq.wqe_shift;
+	qp->rq.offset = 0;
+	qp->sq.offset = rq_bytes;
+	if (vcx_buf_alloc(&qp->buf, max_t(size_t, rq_bytes + (size_t)qp->sq.wqe_cnt *
+					  VCX_SEND_WQEBB, 1), ctx->page_size)) {
+		err = errno;
+		goto err_free;
+	}
+	qp->dbrec = vcx_db_alloc(&ctx->db_pool);
+	if (!qp->dbrec) {
+		err = errno;
+		goto err_free;
+	}
+
+	cmd.drv_payload.buf_addr = (uintptr_t)qp->buf.buf;
+	cmd.drv_payload.db_addr = (uintptr_t)qp->dbrec;
+	cmd.drv_payload.sq_wqe_count = qp->sq.wqe_cnt;
+	cmd.drv_payload.rq_wqe_count = qp->rq.wqe_cnt;
+	cmd.drv_payload.rq_wqe_shift = qp->rq.wqe_cnt ? qp->rq.wqe_shift : 0;
+	err = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	if (resp.drv_payload.bfreg_index >= ctx->tot_bfregs) {
+		verbs_err(&ctx->ibv_ctx, "vcx: QP %u got bfreg %u of %u\n", qp->ibv_qp.qp_num,
+			  resp.drv_payload.bfreg_index, ctx->tot_bfregs);
+		err = EPROTO;
+		goto err_destroy;
+	}
+	qp->bfreg = &ctx->bfregs[resp.drv_payload.bfreg_index];
+	qp->sq_signal_bits = attr->sq_sig_all ? VCX_WQE_CE_CQE : VCX_WQE_CE_ERROR_ONLY;
+	qp->atomics_enabled = attr->qp_type == IBV_QPT_RC &&
+			      (ctx->atomic_caps & VCX_ATOMIC_CAP_CMP_SWP) &&
+			      (ctx->atomic_caps & VCX_ATOMIC_CAP_FETCH_ADD);
+
+	pthread_mutex_lock(&ctx->table_mutex);
+	err = vcx_table_insert(&ctx->qp_table, qp->ibv_qp.qp_num, qp) ? errno : 0;
+	pthread_mutex_unlock(&ctx->table_mutex);
+	if (err)
+		goto err_destroy;
+
+	/* What the application can post, as this library laid the queues out. */
+	attr->cap.max_send_wr = qp->sq.max_post;
+	attr->cap.max_send_sge = qp->sq.max_gs;
+	attr->cap.max_inline_data = qp->sq.wqe_cnt ? qp->max_inline_data : 0;
+	attr->cap.max_recv_wr = qp->rq.max_post;
+	attr->cap.max_recv_sge = qp->rq.max_gs;
+	return &qp->ibv_qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->ibv_qp);
+err_free:
+	qp_free(ctx, qp);
+	errno = err;
+	return NULL;
+}
+
+int vcx_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		 struct ibv_qp_init_attr *init_attr)
+{
+	struct vcx_qp *qp = to_vcx_qp(ibqp);
+	struct ibv_query_qp cmd;
+	int ret;
+
+	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	init_attr->cap.max_send_wr = qp->sq.max_post;
+	init_attr->cap.max_send_sge = qp->sq.max_gs;
+	init_attr->cap.max_inline_data = qp->sq.wqe_cnt ? qp->max_inline_data : 0;
+	init_attr->cap.max_recv_wr = qp->rq.max_post;
+	init_attr->cap.max_recv_sge = qp->rq.max_gs;
+	attr->cap = init_attr->cap;
+	return 0;
+}
+
+/* Forget every CQE of the QP and restart its queues from index 0 (RESET, destroy). */
+static void qp_flush_cqes(struct vcx_qp *qp)
+{
+	struct ibv_qp *ibqp = &qp->ibv_qp;
+	struct vcx_srq *srq = ibqp->srq ? to_vcx_srq(ibqp->srq) : NULL;
+
+	vcx_cq_clean(to_vcx_cq(ibqp->recv_cq), ibqp->qp_num, srq);
+	if (ibqp->send_cq != ibqp->recv_cq)
+		vcx_cq_clean(to_vcx_cq(ibqp->send_cq), ibqp->qp_num, NULL);
+}
+
+int vcx_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct vcx_qp *qp = to_vcx_qp(ibqp);
+	struct ibv_modify_qp cmd;
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret || !(attr_mask & IBV_QP_STATE) || attr->qp_state != IBV_QPS_RESET)
+		return ret;
+
+	/* Back in RESET the device forgot the queues: so does the library. */
+	qp_flush_cqes(qp);
+	vcx_spin_lock(&qp->sq.lock);
+	vcx_spin_lock(&qp->rq.lock);
+	reset_wq_indices(qp);
+	qp->dbrec[0] = 0;
+	qp->dbrec[1] = 0;
+	vcx_spin_unlock(&qp->rq.lock);
+	vcx_spin_unlock(&qp->sq.lock);
+	return 0;
+}
+
+int vcx_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct vcx_context *ctx = to_vcx_ctx(ibqp->context);
+	struct vcx_qp *qp = to_vcx_qp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	/* No CQE can name the QP any more: drop those already written, then unlist it. */
+	qp_flush_cqes(qp);
+	pthread_mutex_lock(&ctx->table_mutex);
+	vcx_table_remove(&ctx->qp_table, ibqp->qp_num);
+	pthread_mutex_unlock(&ctx->table_mutex);
+	qp_free(ctx, qp);
+	return 0;
+}

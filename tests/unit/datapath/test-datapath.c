@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The provider's data path end to end against a model of the kernel (fake-uverbs.c) and
+ * of the device (device.c): context setup and UAR mapping, CQ/QP/SRQ/AH creation with the
+ * vcx udata, post_send for every opcode, post_recv, post_srq_recv, poll_cq across ring
+ * wraps, error and flush completions, CQ arming, QP destroy with CQEs pending. Everything
+ * goes through the provider's verbs ops table, as libibverbs would call it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "model.h"
+#include "vcx.h"
+#include "vcx/prm-iseg.h"
+#include "vcx/prm-wqe.h"
+
+const struct verbs_device_ops *fk_device_ops(void);
+extern const struct verbs_context_ops *fk_ctx_ops;
+
+#define OPS	fk_ctx_ops
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static uint8_t mem[1 << 20];		/* "registered" memory; keys are not translated */
+
+#define LKEY	0x1234u
+#define RKEY	0x5678u
+
+static struct ibv_cq *make_cq(int n)
+{
+	return OPS->create_cq(ctx, n, NULL, 0);
+}
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq *scq, struct ibv_cq *rcq,
+			      struct ibv_srq *srq, uint32_t nsend, uint32_t nrecv)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = scq, .recv_cq = rcq, .srq = srq, .qp_type = type,
+		.cap = { .max_send_wr = nsend, .max_recv_wr = srq ? 0 : nrecv,
+			 .max_send_sge = 4, .max_recv_sge = srq ? 0 : 4,
+			 .max_inline_data = 64 },
+	};
+
+	return OPS->create_qp(pd, &a);
+}
+
+static void connect(struct ibv_qp *a, struct ibv_qp *b)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTS };
+
+	dev_qp(a->qp_num)->peer_qpn = b->qp_num;
+	dev_qp(b->qp_num)->peer_qpn = a->qp_num;
+	OPS->modify_qp(a, &attr, IBV_QP_STATE);
+	OPS->modify_qp(b, &attr, IBV_QP_STATE);
+}
+
+static int post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)addr, len, LKEY };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return OPS->post_recv(qp, &wr, &bad);
+}
+
+static int post_srq(struct ibv_srq *srq, uint64_t wr_id, void *addr, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)addr, len, LKEY };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return OPS->post_srq_recv(srq, &wr, &bad);
+}
+
+static uint32_t dbrec_value(struct ibv_srq *srq)
+{
+	return be32toh(to_vcx_srq(srq)->dbrec[0]);
+}
+
+static int post_one(struct ibv_qp *qp, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	return OPS->post_send(qp, wr, &bad);
+}
+
+static int poll1(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	memset(wc, 0xa5, sizeof(*wc));
+	return OPS->poll_cq(cq, 1, wc);
+}
+
+static int open_context(void)
+{
+	const struct verbs_device_ops *dops = fk_device_ops();
+	struct verbs_device *vdev;
+	struct verbs_context *vctx;
+	struct ibv_alloc_pd *unused = NULL;
+	int fd;
+
+	(void)unused;
+	if (!tap_ok(dops && !strcmp(dops->name, "vcx"), "provider registered as \"vcx\""))
+		return -1;
+	tap_ok(dops->match_table[0].vendor == VCX_PCI_VENDOR_ID &&
+	       dops->match_table[0].device == VCX_PCI_DEVICE_ID &&
+	       dops->match_table[1].kind == 0,
+	       "matches 1af4:10f0 only (the ConnectX-5 id is libmlx5's)");
+	fd = memfd_create("vcx-uar", 0);
+	if (fd < 0 || ftruncate(fd, 2 * VCX_UAR_PAGE_SIZE))
+		return -1;
+	dev.uar = mmap(NULL, 2 * VCX_UAR_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	vdev = dops->alloc_device(NULL);
+	vctx = dops->alloc_context(&vdev->device, fd, NULL);
+	if (!tap_ok(vctx && fk_ctx_ops, "context opened, UAR pages mapped"))
+		return -1;
+	ctx = &vctx->context;
+	pd = OPS->alloc_pd(ctx);
+	tap_ok(pd && to_vcx_pd(pd)->pdn == 7, "alloc_pd returns the PD number from udata");
+	tap_ok(to_vcx_ctx(ctx)->bfregs[5].reg ==
+	       (uint8_t *)to_vcx_ctx(ctx)->uar[1] + 0x800 + 512,
+	       "bfreg 5 = UAR page 1, register 1");
+	return 0;
+}
+
+static void test_rc_ops(void)
+{
+	struct ibv_cq *scq = make_cq(16), *rcq = make_cq(16);
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, scq, scq, NULL, 16, 16);
+	struct ibv_qp *b = make_qp(IBV_QPT_RC, rcq, rcq, NULL, 16, 16);
+	uint8_t *src = mem, *dst = mem + 4096, *remote = mem + 8192;
+	struct ibv_sge sge[2];
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+	uint64_t *atom = (uint64_t *)(mem + 12288);
+
+	if (!tap_ok(scq && rcq && a && b, "RC: CQs and QPs created"))
+		return;
+	connect(a, b);
+
+	/* SEND with two gather entries into one receive buffer. */
+	memcpy(src, "hello, ", 7);
+	memcpy(src + 100, "world", 5);
+	sge[0] = (struct ibv_sge){ (uintptr_t)src, 7, LKEY };
+	sge[1] = (struct ibv_sge){ (uintptr_t)(src + 100), 5, LKEY };
+	post_recv(b, 77, dst, 64);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.sg_list = sge;
+	wr.num_sge = 2;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	tap_ok(post_one(a, &wr) == 0 && dev_run() == 1, "SEND posted and executed");
+	tap_ok(poll1(scq, &wc) == 1 && wc.status == IBV_WC_SUCCESS && wc.wr_id == 1 &&
+	       wc.opcode == IBV_WC_SEND && wc.qp_num == a->qp_num, "SEND: requester completion");
+	tap_ok(poll1(rcq, &wc) == 1 && wc.status == IBV_WC_SUCCESS && wc.wr_id == 77 &&
+	       wc.opcode == IBV_WC_RECV && wc.byte_len == 12 && wc.src_qp == a->qp_num &&
+	       (wc.wc_flags & IBV_WC_GRH) && !memcmp(dst, "hello, world", 12),
+	       "SEND: responder completion, data gathered and scattered");
+	tap_ok(poll1(scq, &wc) == 0 && poll1(rcq, &wc) == 0, "CQs empty afterwards");
+
+	/* SEND_WITH_IMM, solicited. */
+	post_recv(b, 78, dst, 64);
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.imm_data = htobe32(0xa1b2c3d4);
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	wr.num_sge = 1;
+	post_one(a, &wr);
+	dev_run();
+	tap_ok(poll1(scq, &wc) == 1 && wc.opcode == IBV_WC_SEND && (wc.wc_flags & IBV_WC_WITH_IMM),
+	       "SEND_IMM: requester completion flags the immediate");
+	tap_ok(poll1(rcq, &wc) == 1 && wc.opcode == IBV_WC_RECV && wc.wr_id == 78 &&
+	       (wc.wc_flags & IBV_WC_WITH_IMM) && wc.imm_data == htobe32(0xa1b2c3d4),
+	       "SEND_IMM: immediate arrives in network order as posted");
+
+	/* SEND_WITH_INV. */
+	post_recv(b, 79, dst, 64);
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.invalidate_rkey = 0xbeef01;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	post_one(a, &wr);
+	dev_run();
+	tap_ok(poll1(scq, &wc) == 1 && wc.opcode == IBV_WC_SEND, "SEND_INV: requester completion");
+	tap_ok(poll1(rcq, &wc) == 1 && (wc.wc_flags & IBV_WC_WITH_INV) &&
+	       wc.invalidated_rkey == 0xbeef01, "SEND_INV: invalidated rkey reported");
+
+	/* RDMA_WRITE, then WRITE_WITH_IMM (consumes a receive). */
+	memset(remote, 0, 64);
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uintptr_t)remote;
+	wr.wr.rdma.rkey = RKEY;
+	wr.sg_list = sge;
+	wr.num_sge = 2;
+	post_one(a, &wr);
+	dev_run();
+	tap_ok(poll1(scq, &wc) == 1 && wc.opcode == IBV_WC_RDMA_WRITE &&
+	       !memcmp(remote, "hello, world", 12), "RDMA_WRITE: data at the remote address");
+	tap_ok(poll1(rcq, &wc) == 0, "RDMA_WRITE: no responder completion");
+	post_recv(b, 80, dst, 64);
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.imm_data = htobe32(5);
+	post_one(a, &wr);
+	dev_run();
+	tap_ok(poll1(scq, &wc) == 1 && wc.opcode == IBV_WC_RDMA_WRITE &&
+	       (wc.wc_flags & IBV_WC_WITH_IMM), "WRITE_IMM: requester completion");
+	tap_ok(poll1(rcq, &wc) == 1 && wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc.wr_id == 80 &&
+	       wc.imm_data == htobe32(5) && wc.byte_len == 12,
+	       "WRITE_IMM: RECV_RDMA_WITH_IMM with the immediate");
+
+	/* RDMA_READ. */
+	memcpy(remote, "read me back", 12);
+	memset(dst, 0, 64);
+	sge[0] = (struct ibv_sge){ (uintptr_t)dst, 12, LKEY };
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.num_sge = 1;
+	post_one(a, &wr);
+	dev_run();
+	tap_ok(poll1(scq, &wc) == 1 && wc.opcode == IBV_WC_RDMA_READ && wc.byte_len == 12 &&
+	       !memcmp(dst, "read me back", 12), "RDMA_READ: data and byte_len");
+
+	/* Atomics. */
+	*atom = 10;
+	sge[0] = (struct ibv_sge){ (uintptr_t)dst, 8, LKEY };
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.remote_addr = (uintptr_t)atom;
+	wr.wr.atomic.rkey = RKEY;
+	wr.wr.atomic.compare_add = 10;
+	wr.wr.atomic.swap = 99;
+	post_one(a, &wr);
+	dev_run();
+	tap_ok(poll1(scq, &wc) == 1 && wc.opcode == IBV_WC_COMP_SWAP && wc.byte_len == 8 &&
+	       *atom == 99 && *(uint64_t *)dst == 10, "ATOMIC_CMP_AND_SWP: swapped, old value back");
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.atomic.compare_add = 5;
+	post_one(a, &wr);
+	dev_run();
+	tap_ok(poll1(scq, &wc) == 1 && wc.opcode == IBV_WC_FETCH_ADD && *atom == 104 &&
+	       *(uint64_t *)dst == 99, "ATOMIC_FETCH_AND_ADD: added, old value back");
+
+	/* Inline SEND: the source buffer may change right after posting. */
+	memcpy(src, "inline!", 7);
+	sge[0] = (struct ibv_sge){ (uintptr_t)src, 7, 0 };
+	post_recv(b, 81, dst, 64);
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	post_one(a, &wr);
+	memset(src, 0, 7);
+	dev_run();
+	poll1(scq, &wc);
+	tap_ok(poll1(rcq, &wc) == 1 && wc.byte_len == 7 && !memcmp(dst, "inline!", 7),
+	       "inline SEND: data copied into the WQE at post time");
+
+	/* Invalid requests never reach the device. */
+	wr.opcode = IBV_WR_LOCAL_INV;
+	tap_ok(post_one(a, &wr) == EINVAL, "LOCAL_INV (needs UMR) is refused with EINVAL");
+	wr.opcode = IBV_WR_RDMA_READ;
+	tap_ok(post_one(a, &wr) == EINVAL, "inline RDMA_READ is refused");
+	tap_ok(dev_run() == 0, "nothing reached the device");
+
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_cq(scq);
+	OPS->destroy_cq(rcq);
+}
+
+/*
+ * Many laps of small rings. Each lap posts a 1-WQEBB write, a 2-WQEBB inline write, and
+ * two more 1-WQEBB writes (5 WQEBBs on an 8-WQEBB ring, so the inline WQE regularly
+ * straddles the end of the ring); only the last is signaled, so one CQE retires four WRs.
+ * The CQ has 4 entries and wraps every 4 laps.
+ */
+static void test_wrap_and_unsignaled(void)
+{
+	struct ibv_cq *cq = make_cq(3);
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, cq, cq, NULL, 4, 4);
+	struct ibv_qp *b = make_qp(IBV_QPT_RC, cq, cq, NULL, 4, 4);
+	struct ibv_sge sge = { (uintptr_t)mem, 8, LKEY };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE };
+	struct ibv_send_wr wrs[4], *bad;
+	uint8_t payload[60], *remote = mem + 65536;
+	struct ibv_sge inl = { (uintptr_t)payload, sizeof(payload), 0 };
+	struct ibv_wc wc[8];
+	int lap, ok = 1, data_ok = 1, i;
+
+	if (!tap_ok(cq && a && b && cq->cqe == 3, "wrap: 4-entry CQ and QPs"))
+		return;
+	tap_ok(to_vcx_qp(a)->sq.wqe_cnt == 8 && to_vcx_qp(a)->sq.max_post == 4,
+	       "wrap: 4 WRs of up to 2 WQEBBs make an 8-WQEBB SQ");
+	connect(a, b);
+	wr.wr.rdma.remote_addr = (uintptr_t)remote;
+	for (lap = 0; lap < 50; lap++) {
+		for (i = 0; i < 4; i++) {
+			wrs[i] = wr;
+			wrs[i].wr_id = lap * 4 + i;
+			wrs[i].next = i < 3 ? &wrs[i + 1] : NULL;
+			wrs[i].send_flags = i == 3 ? IBV_SEND_SIGNALED : 0;
+		}
+		memset(payload, lap, sizeof(payload));
+		wrs[1].sg_list = &inl;
+		wrs[1].send_flags = IBV_SEND_INLINE;
+		wrs[1].wr.rdma.remote_addr = (uintptr_t)(remote + 128);
+		ok &= OPS->post_send(a, wrs, &bad) == 0;
+		ok &= dev_run() == 4;
+		for (i = 0; i < (int)sizeof(payload); i++)
+			data_ok &= remote[128 + i] == (uint8_t)lap;
+		ok &= OPS->poll_cq(cq, 8, wc) == 1 && wc[0].wr_id == (uint64_t)lap * 4 + 3 &&
+		      wc[0].status == IBV_WC_SUCCESS;
+	}
+	tap_ok(ok, "50 laps: one CQE per lap retires 3 unsignaled WRs and itself");
+	tap_ok(data_ok, "inline data intact also when the WQE wraps the SQ ring");
+	tap_ok(dev.protocol_errors == 0, "device saw well-formed WQEs, counters and doorbells");
+
+	wr.send_flags = IBV_SEND_SIGNALED;
+	for (i = 0; i < 4; i++) {
+		wrs[i] = wr;
+		wrs[i].next = &wrs[i + 1];
+	}
+	wrs[3].next = NULL;
+	ok = OPS->post_send(a, wrs, &bad) == 0;
+	wr.wr_id = 999;
+	tap_ok(ok && post_one(a, &wr) == ENOMEM, "SQ full: the 5th WR gets ENOMEM");
+	dev_run();
+	tap_ok(OPS->poll_cq(cq, 8, wc) == 4, "4 completions drain it");
+	tap_ok(post_one(a, &wr) == 0 && dev_run() == 1 && OPS->poll_cq(cq, 8, wc) == 1 &&
+	       wc[0].wr_id == 999, "and it accepts work again");
+
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_cq(cq);
+}
+
+static void test_ud(void)
+{
+	struct ibv_cq *cq = make_cq(64);
+	struct ibv_qp *a = make_qp(IBV_QPT_UD, cq, cq, NULL, 8, 64);
+	struct ibv_qp *b = make_qp(IBV_QPT_UD, cq, cq, NULL, 8, 64);
+	struct ibv_ah_attr ah_attr = {
+		.is_global = 1, .port_num = 1, .sl = 3,
+		.grh = { .sgid_index = 1, .hop_limit = 64, .flow_label = 0x12345 },
+	};
+	struct ibv_sge sge = { (uintptr_t)mem, 100, LKEY };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_wc wc;
+	struct ibv_ah *ah;
+	int i, ok = 1;
+
+	if (!tap_ok(cq && a && b, "UD: CQ and QPs"))
+		return;
+	memset(ah_attr.grh.dgid.raw, 0x11, 16);
+	ah = OPS->create_ah(pd, &ah_attr);
+	if (!tap_ok(ah != NULL, "UD: address handle"))
+		return;
+	tap_ok(!memcmp(vcx_cptr(to_vcx_ah(ah)->av, VCX_WQE_AV_RMAC), "\x02\x00\x00\xaa\xbb\xcc", 6) &&
+	       vcx_get(to_vcx_ah(ah)->av, VCX_WQE_AV_SL_ROCE) == 3 &&
+	       vcx_get(to_vcx_ah(ah)->av, VCX_WQE_AV_RLID_UDP_SPORT) ==
+	       ibv_flow_label_to_udp_sport(0x12345) &&
+	       vcx_get(to_vcx_ah(ah)->av, VCX_WQE_AV_SGID_INDEX) == 1 &&
+	       vcx_get(to_vcx_ah(ah)->av, VCX_WQE_AV_GRH) == 0,
+	       "UD: AV has the kernel's dmac, RoCE SL, UDP sport from the flow label, sgid");
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = b->qp_num;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	for (i = 0; i < 40; i++) {
+		post_recv(b, 500 + i, mem + 8192, 200);
+		wr.wr_id = i;
+		ok &= post_one(a, &wr) == 0 && dev_run() == 1;
+		/* The model completes the receive before the send, as an RC ACK would. */
+		ok &= poll1(cq, &wc) == 1 && wc.wr_id == 500u + i && wc.byte_len == 100 &&
+		      wc.src_qp == a->qp_num && wc.opcode == IBV_WC_RECV;
+		ok &= poll1(cq, &wc) == 1 && wc.wr_id == (uint64_t)i && wc.opcode == IBV_WC_SEND;
+	}
+	tap_ok(ok, "UD: 40 sends of 2 WQEBBs each, 2.5 laps of the SQ");
+	tap_ok(dev.protocol_errors == 0, "UD: WQEs well-formed (extended AV, DS, index)");
+	OPS->destroy_ah(ah);
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_cq(cq);
+}
+
+static void test_srq(void)
+{
+	struct ibv_cq *cq = make_cq(64);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ibv_srq *srq = OPS->create_srq(pd, &sa);
+	struct ibv_qp *a, *b, *c;
+	struct ibv_sge sge = { (uintptr_t)mem, 16, LKEY };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED };
+	uint64_t next_post = 1000, expect = 1000;
+	struct ibv_wc wc;
+	int round, i, ok = 1;
+
+	if (!tap_ok(cq && srq, "SRQ: created"))
+		return;
+	tap_ok(sa.attr.max_wr == 15 && sa.attr.max_sge == 1,
+	       "SRQ: max_wr 8 rounds to a 16-WQE chain (15 postable), 1 SGE (32-byte WQEs)");
+	a = make_qp(IBV_QPT_RC, cq, cq, NULL, 16, 0);
+	b = make_qp(IBV_QPT_RC, cq, cq, srq, 16, 0);
+	c = make_qp(IBV_QPT_RC, cq, cq, srq, 16, 0);
+	if (!tap_ok(a && b && c, "SRQ: two QPs share it"))
+		return;
+	connect(a, b);
+	for (i = 0; i < 15; i++)
+		ok &= post_srq(srq, next_post++, mem + 4096 + 64 * (i % 32), 64) == 0;
+	tap_ok(ok && post_srq(srq, 1, mem, 64) == ENOMEM, "SRQ: 15 posts fit, the 16th is ENOMEM");
+	tap_ok(dbrec_value(srq) == 15, "SRQ: doorbell record counts 15 WQEs");
+
+	/* Consume and repost for many laps; SRQ WQE order must be the posting order. */
+	for (round = 0; round < 200; round++) {
+		memcpy(mem, &round, sizeof(round));
+		wr.wr_id = round;
+		ok &= post_one(a, &wr) == 0 && dev_run() == 1;
+		ok &= poll1(cq, &wc) == 1 && wc.qp_num == b->qp_num && wc.wr_id == expect++ &&
+		      wc.opcode == IBV_WC_RECV && wc.byte_len == 16;
+		ok &= poll1(cq, &wc) == 1 && wc.qp_num == a->qp_num && wc.opcode == IBV_WC_SEND;
+		ok &= post_srq(srq, next_post, mem + 4096 + 64 * (next_post % 32), 64) == 0;
+		next_post++;
+	}
+	tap_ok(ok, "SRQ: 200 receives in posting order across wait-queue recycling");
+	tap_ok(dev.protocol_errors == 0, "SRQ: device followed next pointers within the buffer");
+
+	/* Destroying a QP drops its CQEs and returns their SRQ WQEs. */
+	dev_qp(c->qp_num)->peer_qpn = a->qp_num;
+	dev_qp(a->qp_num)->peer_qpn = c->qp_num;
+	for (i = 0; i < 3; i++) {
+		wr.send_flags = 0;
+		post_one(a, &wr);
+	}
+	dev_run();
+	OPS->destroy_qp(c);
+	tap_ok(poll1(cq, &wc) == 0, "destroy_qp: its 3 pending receive CQEs are gone");
+	for (i = 0; i < 3; i++)
+		ok &= post_srq(srq, next_post++, mem + 4096, 64) == 0;
+	tap_ok(ok && post_srq(srq, 1, mem, 64) == ENOMEM,
+	       "destroy_qp: the 3 WQEs they consumed went back to the SRQ");
+
+	tap_ok(OPS->destroy_qp(a) == 0 && OPS->destroy_qp(b) == 0 &&
+	       OPS->destroy_srq(srq) == 0 && OPS->destroy_cq(cq) == 0, "SRQ: teardown");
+}
+
+static void test_errors(void)
+{
+	struct ibv_cq *cq = make_cq(32);
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, cq, cq, NULL, 8, 8);
+	struct ibv_qp *b = make_qp(IBV_QPT_RC, cq, cq, NULL, 8, 8);
+	struct ibv_sge good = { (uintptr_t)mem, 8, LKEY }, bad = { (uintptr_t)mem, 8, 0xdead };
+	struct ibv_send_wr wr = { .sg_list = &bad, .num_sge = 1, .opcode = IBV_WR_SEND };
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+	int i, ok = 1;
+
+	if (!tap_ok(cq && a && b, "errors: CQ and QPs"))
+		return;
+	connect(a, b);
+	wr.wr_id = 42;
+	post_one(a, &wr);	/* unsignaled, yet an error always completes */
+	dev_run();
+	tap_ok(poll1(cq, &wc) == 1 && wc.wr_id == 42 && wc.status == IBV_WC_LOC_PROT_ERR &&
+	       wc.vendor_err == 0x42, "bad lkey: LOC_PROT_ERR with the vendor syndrome");
+	wr.sg_list = &good;
+	for (i = 0; i < 3; i++) {
+		wr.wr_id = 50 + i;
+		post_one(a, &wr);
+	}
+	dev_run();
+	for (i = 0; i < 3; i++)
+		ok &= poll1(cq, &wc) == 1 && wc.wr_id == 50u + i &&
+		      wc.status == IBV_WC_WR_FLUSH_ERR;
+	tap_ok(ok, "QP in error: every later WQE flushes with its own wr_id");
+
+	for (i = 0; i < 4; i++)
+		post_recv(b, 60 + i, mem + 4096, 64);
+	OPS->modify_qp(b, &err, IBV_QP_STATE);
+	ok = 1;
+	for (i = 0; i < 4; i++)
+		ok &= poll1(cq, &wc) == 1 && wc.wr_id == 60u + i &&
+		      wc.status == IBV_WC_WR_FLUSH_ERR && wc.qp_num == b->qp_num;
+	tap_ok(ok, "receive flush: each posted receive completes in order");
+
+	{
+		struct ibv_qp_attr reset = { .qp_state = IBV_QPS_RESET };
+
+		post_recv(b, 70, mem, 8);
+		tap_ok(OPS->modify_qp(b, &reset, IBV_QP_STATE) == 0 &&
+		       to_vcx_qp(b)->rq.head == 0 && to_vcx_qp(b)->dbrec[0] == 0,
+		       "RESET: queue indices and doorbell record restart at 0");
+	}
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_cq(cq);
+}
+
+/* A receive error on an SRQ names the WQE, which goes back to the SRQ. */
+static void test_srq_error(void)
+{
+	struct ibv_cq *cq = make_cq(16);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 2, .max_sge = 1 } };
+	struct ibv_srq *srq = OPS->create_srq(pd, &sa);
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, cq, cq, NULL, 4, 0);
+	struct ibv_qp *b = make_qp(IBV_QPT_RC, cq, cq, srq, 4, 0);
+	struct ibv_sge sge = { (uintptr_t)mem, 16, LKEY };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND };
+	struct ibv_wc wc;
+	int i, ok = 1;
+
+	if (!tap_ok(cq && srq && a && b && sa.attr.max_wr == 3, "SRQ error: objects"))
+		return;
+	connect(a, b);
+	post_srq(srq, 321, mem + 4096, 8);
+	post_one(a, &wr);
+	dev_run();
+	tap_ok(poll1(cq, &wc) == 1 && wc.wr_id == 321 && wc.status == IBV_WC_LOC_LEN_ERR &&
+	       wc.qp_num == b->qp_num, "16 bytes into an 8-byte SRQ WQE: LOC_LEN_ERR, its wr_id");
+	for (i = 0; i < 3; i++)
+		ok &= post_srq(srq, i, mem + 4096, 64) == 0;
+	tap_ok(ok && post_srq(srq, 9, mem, 64) == ENOMEM, "the failed WQE went back to the SRQ");
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_srq(srq);
+	OPS->destroy_cq(cq);
+}
+
+/* UC carries sends and writes; reads, atomics and SEND_INV are RC operations. */
+static void test_uc(void)
+{
+	struct ibv_cq *cq = make_cq(16);
+	struct ibv_qp *a = make_qp(IBV_QPT_UC, cq, cq, NULL, 4, 4);
+	struct ibv_qp *b = make_qp(IBV_QPT_UC, cq, cq, NULL, 4, 4);
+	struct ibv_sge sge = { (uintptr_t)mem, 16, LKEY };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_wc wc;
+
+	if (!tap_ok(cq && a && b, "UC: objects"))
+		return;
+	connect(a, b);
+	wr.wr.rdma.remote_addr = (uintptr_t)(mem + 8192);
+	tap_ok(post_one(a, &wr) == 0 && dev_run() == 1 && poll1(cq, &wc) == 1 &&
+	       wc.opcode == IBV_WC_RDMA_WRITE && wc.status == IBV_WC_SUCCESS, "UC: RDMA_WRITE");
+	wr.opcode = IBV_WR_RDMA_READ;
+	tap_ok(post_one(a, &wr) == EINVAL, "UC: RDMA_READ refused");
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	tap_ok(post_one(a, &wr) == EINVAL, "UC: atomics refused");
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	tap_ok(post_one(a, &wr) == EINVAL, "UC: SEND_WITH_INV refused");
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_cq(cq);
+}
+
+/*
+ * Four threads post to one QP and one SRQ at once: the per-queue locks must keep every
+ * WQE intact and every counter exact (the device then finds 4000 well-formed WQEs in
+ * order, and the SRQ chain holds all 2000 receives).
+ */
+struct poster {
+	struct ibv_qp *qp;
+	struct ibv_srq *srq;
+	int id;
+	int failures;
+};
+
+static void *poster_main(void *arg)
+{
+	struct poster *p = arg;
+	struct ibv_sge sge = { (uintptr_t)mem, 8, LKEY };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE };
+	int i;
+
+	wr.wr.rdma.remote_addr = (uintptr_t)(mem + 65536);
+	for (i = 0; i < 1000; i++) {
+		wr.wr_id = (uint64_t)p->id << 32 | i;
+		p->failures += post_one(p->qp, &wr) != 0;
+		p->failures += post_srq(p->srq, wr.wr_id, mem + 4096, 64) != 0;
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	struct ibv_cq *cq = make_cq(4096);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4000, .max_sge = 1 } };
+	struct ibv_srq *srq = OPS->create_srq(pd, &sa);
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, cq, cq, NULL, 4000, 0);
+	struct ibv_qp *b = make_qp(IBV_QPT_RC, cq, cq, srq, 16, 0);
+	struct poster p[4];
+	pthread_t t[4];
+	int i, failures = 0;
+
+	if (!tap_ok(cq && srq && a && b, "threads: objects"))
+		return;
+	connect(a, b);
+	for (i = 0; i < 4; i++) {
+		p[i] = (struct poster){ .qp = a, .srq = srq, .id = i };
+		pthread_create(&t[i], NULL, poster_main, &p[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		failures += p[i].failures;
+	}
+	tap_ok(failures == 0, "threads: 4000 sends and 4000 SRQ receives posted");
+	tap_ok(to_vcx_qp(a)->sq.cur_post == 4000 && be32toh(to_vcx_qp(a)->dbrec[1]) == 4000,
+	       "threads: SQ producer counter exact");
+	tap_ok(be32toh(to_vcx_srq(srq)->dbrec[0]) == 4000, "threads: SRQ counter exact");
+	dev.many_doorbells = true;
+	tap_ok(dev_run() == 4000 && dev.protocol_errors == 0,
+	       "threads: the device executes 4000 intact WQEs in order");
+	dev.many_doorbells = false;
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_srq(srq);
+	OPS->destroy_cq(cq);
+}
+
+static void test_arm(void)
+{
+	struct ibv_cq *cq = make_cq(8);
+	struct vcx_cq *vcq = to_vcx_cq(cq);
+
+	OPS->req_notify_cq(cq, 0);
+	tap_u64(dev_cq_doorbell(), (uint64_t)vcx_cq_arm_word(0, 0, 0) << 32 | vcq->cqn,
+		"arm: UAR 0x20 gets arm word and CQN");
+	tap_u64(be32toh(vcq->dbrec[1]), vcx_cq_arm_word(0, 0, 0), "arm: record dword 1 matches");
+	OPS->cq_event(cq);
+	vcq->cons_index = 0x1000005;
+	OPS->req_notify_cq(cq, 1);
+	tap_u64(dev_cq_doorbell() >> 32, 0x11000005,
+		"solicited re-arm after an event: sn 1, cmd 1, ci masked to 24 bits");
+	vcq->cons_index = 0;
+	OPS->destroy_cq(cq);
+}
+
+int main(void)
+{
+	if (open_context()) {
+		tap_ok(0, "context setup");
+		return tap_done();
+	}
+	test_rc_ops();
+	test_wrap_and_unsignaled();
+	test_ud();
+	test_srq();
+	test_srq_error();
+	test_uc();
+	test_threads();
+	test_errors();
+	test_arm();
+	tap_ok(dev.protocol_errors == 0, "no protocol errors seen by the device model");
+	return tap_done();
+}
