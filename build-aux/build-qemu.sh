@@ -31,13 +31,36 @@ if ! [ -e "$src/.vcx-graft-$graft_rev" ]; then
 	grep -q "'hw/vcx'" "$src/meson.build" || vcx_die "QEMU graft: trace_events_subdirs not found"
 	touch "$src/.vcx-graft-$graft_rev"
 fi
+# HMP "info vcx": a command table entry and its declaration (the handler is in
+# hw-model/vcx-monitor.c). Applied once to an existing tree, without re-unpacking it.
+if ! grep -q hmp_info_vcx "$src/hmp-commands-info.hx"; then
+	cat >>"$src/hmp-commands-info.hx" <<'EOS'
+
+    {
+        .name       = "vcx",
+        .args_type  = "",
+        .params     = "",
+        .help       = "show the state of vcx devices",
+        .cmd        = hmp_info_vcx,
+    },
+
+SRST
+  ``info vcx``
+    Show the state of each vcx device: ISSI, HCA state, pages held, objects alive.
+ERST
+EOS
+	sed -i '$i void hmp_info_vcx(Monitor *mon, const QDict *qdict);' "$src/include/monitor/hmp.h"
+fi
+
 # Point the graft at this checkout. When another checkout built last, its files may be
 # newer than ours, which ninja's timestamp check would miss: drop the device's objects and
 # make meson re-read hw/vcx/meson.build.
 if [ "$(cat "$top/.graft-checkout" 2>/dev/null)" != "$VCX_SRC" ]; then
 	ln -sfn "$VCX_SRC/hw-model" "$src/hw/vcx"
 	ln -sfn "$VCX_SRC/include/vcx" "$src/include/vcx"
-	rm -f "$bld"/libcommon.a.p/hw_vcx_* "$bld"/libsystem.a.p/hw_vcx_* "$bld"/*.p/hw_vcx_*
+	# Objects and generated trace files of the device; trace-events-all concatenates it.
+	find "$bld" -name '*hw_vcx*' -delete 2>/dev/null || true
+	rm -f "$bld/trace/trace-events-all"
 	touch "$src/hw/meson.build"
 	echo "$VCX_SRC" >"$top/.graft-checkout"
 fi

@@ -1,10 +1,10 @@
 /*
  * vcx: initialization segment and health buffer (BAR0 0x0000-0x1fff).
  *
- * Layout from the ConnectX PRM, "Initialization Segment" and "Health Buffer"; constants in
- * include/vcx/prm-iseg.h. All registers are 32-bit big-endian. The decode is a table: each
- * defined dword has a name, a read handler and an optional write handler; anything else is
- * an undefined offset, which reads 0, ignores writes and logs a guest error.
+ * Layout from the ConnectX PRM, "Initialization Segment" and "Health Buffer"; constants
+ * in include/vcx/prm-iseg.h. All registers are 32-bit big-endian. The decode is a table:
+ * each defined dword has a name, a read handler and an optional write handler; anything
+ * else is an undefined offset, which reads 0, ignores writes and logs a guest error.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -68,14 +68,10 @@ static uint32_t iseg_read_zero(VcxState *s, uint32_t offset)
     return 0;
 }
 
-/*
- * The command queue is not implemented yet: a doorbell is accepted and logged as
- * unimplemented so a driver sees no completion, exactly like firmware that never answers.
- */
+/* Bit n rings command queue entry n; the commands run before the write returns. */
 static void iseg_write_cmd_dbell(VcxState *s, uint32_t offset, uint32_t value)
 {
-    qemu_log_mask(LOG_UNIMP, "vcx: command doorbell 0x%08x: command interface "
-                  "not implemented\n", value);
+    vcx_cmdq_doorbell(s, value);
 }
 
 static uint32_t iseg_read_initializing(VcxState *s, uint32_t offset)
@@ -137,8 +133,10 @@ static const VcxIsegReg vcx_iseg_regs[] = {
     { VCX_ISEG_CMDIF_REV_FW_SUB, "cmdif_rev", iseg_read_cmdif_rev, NULL },
     { 0x008, "reserved8", iseg_read_zero, NULL },
     { 0x00c, "reservedc", iseg_read_zero, NULL },
-    { VCX_ISEG_CMDQ_ADDR_H, "cmdq_addr_h", iseg_read_cmdq_addr_h, iseg_write_cmdq_addr_h },
-    { VCX_ISEG_CMDQ_ADDR_L_SZ, "cmdq_addr_l", iseg_read_cmdq_addr_l, iseg_write_cmdq_addr_l },
+    { VCX_ISEG_CMDQ_ADDR_H, "cmdq_addr_h",
+      iseg_read_cmdq_addr_h, iseg_write_cmdq_addr_h },
+    { VCX_ISEG_CMDQ_ADDR_L_SZ, "cmdq_addr_l",
+      iseg_read_cmdq_addr_l, iseg_write_cmdq_addr_l },
     { VCX_ISEG_CMD_DBELL, "cmd_dbell", iseg_read_zero, iseg_write_cmd_dbell },
     { VCX_ISEG_INITIALIZING, "initializing", iseg_read_initializing, NULL },
     HEALTH_REG(0x00), HEALTH_REG(0x04), HEALTH_REG(0x08), HEALTH_REG(0x0c),

@@ -2,12 +2,18 @@
  * vcx: virtual ConnectX-class RDMA HCA (PCI glue).
  *
  * The device speaks a subset of the ConnectX programming interface (mlx5 PRM): BAR0 holds
- * the initialization segment, the MSI-X table and PBA and the UAR doorbell pages, laid out
- * as on a ConnectX PF (include/vcx/prm-iseg.h).
+ * the initialization segment, the MSI-X table and PBA and the UAR doorbell pages, laid
+ * out as on a ConnectX PF (include/vcx/prm-iseg.h).
+ *
+ * Files: vcx.c PCI glue, properties, reset and monitor state; vcx-iseg.c init segment;
+ * vcx-cmdq.c command queue and command table; vcx-cmd-hca.c HCA lifecycle, ISSI, caps,
+ * adapter; vcx-pages.c firmware pages; vcx-eq.c event queues; vcx-uar.c UAR pages;
+ * vcx-port.c port registers and vport.
  *
  * Usage:
  *   -device vcx[,cx5-id=on][,fw-major=16,fw-minor=35,fw-subminor=1000]
- *              [,msix-vectors=64][,init-delay-ms=10]
+ *              [,msix-vectors=64][,init-delay-ms=10][,mac=52:54:00:12:34:56]
+ *              [,boot-pages=16,init-pages=64,regular-pages=0][,link=on]
  *
  * Properties:
  *   cx5-id         present the PCI id of a ConnectX-5 PF (15b3:1017) instead of the
@@ -16,6 +22,18 @@
  *                  firmware revision reported in the init segment and health buffer
  *   msix-vectors   MSI-X table size (2..64, default 64 as on a ConnectX-5)
  *   init-delay-ms  how long the "initializing" bit stays set after a reset (default 10)
+ *   mac            permanent MAC address of the port (default: QEMU's next free one)
+ *   boot-pages, init-pages, regular-pages
+ *                  pages firmware asks for in QUERY_PAGES boot / init / regular
+ *                  (defaults 16, 64, 0)
+ *
+ * Run-time properties (qom-set / qom-get on the device, e.g. /machine/peripheral/vcx0):
+ *   link             bool, port carrier; a change sends a port change EQE (default on)
+ *   health-syndrome  uint8, non-zero forces that fatal syndrome into the health buffer;
+ *                    firmware then stops answering commands, until reset
+ *   page-request     int32, set: ask the driver for (or, negative, return) that many
+ *                    pages with a page request EQE; get: pages still missing
+ *   state            string, read-only: ISSI, HCA state, pages, objects alive
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,6 +44,7 @@
 #include "hw/pci/msix.h"
 #include "hw/pci/pcie.h"
 #include "hw/qdev-properties.h"
+#include "qapi/visitor.h"
 #include "migration/vmstate.h"
 #include "vcx.h"
 #include "trace.h"
@@ -33,41 +52,6 @@
 #define VCX_ISEG_REGION_SIZE   VCX_MSIX_TABLE_OFFSET
 #define VCX_UAR_REGION_OFFSET  (VCX_FIRST_UAR_INDEX * VCX_UAR_PAGE_SIZE)
 #define VCX_PCIE_CAP_OFFSET    0x60
-
-/*
- * UAR doorbell pages. No UAR is allocated until the command interface hands one out, so
- * every access here is a guest error; reads return 0 as an unbacked page would.
- */
-static uint64_t vcx_uar_read(void *opaque, hwaddr addr, unsigned size)
-{
-    uint32_t index = VCX_FIRST_UAR_INDEX + addr / VCX_UAR_PAGE_SIZE;
-    uint32_t offset = addr % VCX_UAR_PAGE_SIZE;
-
-    trace_vcx_uar_read(index, offset, size);
-    qemu_log_mask(LOG_GUEST_ERROR, "vcx: read of UAR %u offset 0x%x: UAR not allocated\n",
-                  index, offset);
-    trace_vcx_err_uar_unallocated(index, offset);
-    return 0;
-}
-
-static void vcx_uar_write(void *opaque, hwaddr addr, uint64_t data, unsigned size)
-{
-    uint32_t index = VCX_FIRST_UAR_INDEX + addr / VCX_UAR_PAGE_SIZE;
-    uint32_t offset = addr % VCX_UAR_PAGE_SIZE;
-
-    trace_vcx_uar_write(index, offset, data, size);
-    qemu_log_mask(LOG_GUEST_ERROR, "vcx: write to UAR %u offset 0x%x: UAR not allocated\n",
-                  index, offset);
-    trace_vcx_err_uar_unallocated(index, offset);
-}
-
-static const MemoryRegionOps vcx_uar_ops = {
-    .read = vcx_uar_read,
-    .write = vcx_uar_write,
-    .endianness = DEVICE_BIG_ENDIAN,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-    .impl = { .min_access_size = 4, .max_access_size = 8 },
-};
 
 static void vcx_init_timer_cb(void *opaque)
 {
@@ -77,11 +61,24 @@ static void vcx_init_timer_cb(void *opaque)
     trace_vcx_init_done();
 }
 
+/* Firmware state: no objects, no pages, HCA disabled, ISSI 0, default capabilities. */
+static void vcx_firmware_reset(VcxState *s)
+{
+    vcx_eq_reset(s);
+    vcx_uar_reset(s);
+    vcx_pages_reset(s);
+    vcx_caps_init(s);
+    vcx_port_reset(s);
+    s->issi = 0;
+    s->hca_state = VCX_HCA_DISABLED;
+}
+
 /* Power-on, system reset and function level reset all return the device to this state. */
 static void vcx_device_reset(VcxState *s, const char *kind)
 {
     trace_vcx_reset(kind);
     vcx_iseg_reset(s);
+    vcx_firmware_reset(s);
     msix_unuse_all_vectors(PCI_DEVICE(s));
     for (uint32_t v = 0; v < s->params.msix_vectors; v++) {
         msix_vector_use(PCI_DEVICE(s), v);
@@ -121,6 +118,8 @@ static void vcx_realize(PCIDevice *pci, Error **errp)
         return;
     }
 
+    qemu_macaddr_default_if_unset(&s->params.mac);
+
     pci_config_set_vendor_id(pci->config, vendor);
     pci_config_set_device_id(pci->config, device);
     pci_config_set_class(pci->config, PCI_CLASS_NETWORK_ETHERNET);
@@ -151,6 +150,9 @@ static void vcx_realize(PCIDevice *pci, Error **errp)
     }
     pcie_cap_flr_init(pci);
 
+    vcx_pages_init(s);
+    vcx_uar_init(s);
+
     s->init_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vcx_init_timer_cb, s);
     trace_vcx_realize(vendor, device, s->params.msix_vectors);
 }
@@ -160,6 +162,9 @@ static void vcx_exit(PCIDevice *pci)
     VcxState *s = VCX(pci);
 
     timer_free(s->init_timer);
+    vcx_eq_reset(s);
+    vcx_pages_free(s);
+    vcx_uar_free(s);
     pcie_cap_exit(pci);
     msix_uninit(pci, &s->bar0, &s->bar0);
 }
@@ -173,7 +178,88 @@ static const Property vcx_properties[] = {
     DEFINE_PROP_UINT32("init-delay-ms", VcxState, params.init_delay_ms, 10),
     DEFINE_PROP_UINT8("log-cmdq-size", VcxState, params.log_cmdq_size, 5),
     DEFINE_PROP_UINT8("log-cmdq-stride", VcxState, params.log_cmdq_stride, 6),
+    DEFINE_PROP_UINT32("boot-pages", VcxState, params.boot_pages, 16),
+    DEFINE_PROP_UINT32("init-pages", VcxState, params.init_pages, 64),
+    DEFINE_PROP_UINT32("regular-pages", VcxState, params.regular_pages, 0),
+    DEFINE_PROP_MACADDR("mac", VcxState, params.mac),
 };
+
+/*
+ * Monitor: run-time QOM properties
+ */
+
+static char *vcx_get_state(Object *obj, Error **errp)
+{
+    VcxState *s = VCX(obj);
+    uint32_t boot, init, regular;
+
+    vcx_pages_by_stage(s, &boot, &init, &regular);
+    return g_strdup_printf("issi=%u hca=%s health=0x%02x link=%s pages=%u "
+                           "pages_boot=%u pages_init=%u pages_regular=%u "
+                           "pages_wanted=%d uars=%u eqs=%u cmds=%" PRIu64,
+                           s->issi, vcx_hca_state_name(s->hca_state),
+                           s->iseg.health_syndrome, vcx_port_oper_up(s) ? "up" : "down",
+                           vcx_pages_held(s), boot, init, regular,
+                           vcx_pages_outstanding(s), s->num_uars, s->num_eqs,
+                           s->cmds_executed);
+}
+
+static bool vcx_get_link(Object *obj, Error **errp)
+{
+    return VCX(obj)->port.link_up;
+}
+
+static void vcx_set_link(Object *obj, bool value, Error **errp)
+{
+    vcx_port_set_link(VCX(obj), value);
+}
+
+static void vcx_get_health(Object *obj, Visitor *v, const char *name, void *opaque,
+                           Error **errp)
+{
+    uint8_t synd = VCX(obj)->iseg.health_syndrome;
+
+    visit_type_uint8(v, name, &synd, errp);
+}
+
+static void vcx_set_health(Object *obj, Visitor *v, const char *name, void *opaque,
+                           Error **errp)
+{
+    uint8_t synd;
+
+    if (visit_type_uint8(v, name, &synd, errp)) {
+        vcx_health_set_syndrome(VCX(obj), synd);
+    }
+}
+
+static void vcx_get_page_request(Object *obj, Visitor *v, const char *name, void *opaque,
+                                 Error **errp)
+{
+    int32_t wanted = vcx_pages_outstanding(VCX(obj));
+
+    visit_type_int32(v, name, &wanted, errp);
+}
+
+static void vcx_set_page_request(Object *obj, Visitor *v, const char *name, void *opaque,
+                                 Error **errp)
+{
+    int32_t npages;
+
+    if (visit_type_int32(v, name, &npages, errp)) {
+        vcx_pages_request(VCX(obj), npages, errp);
+    }
+}
+
+static void vcx_instance_init(Object *obj)
+{
+    VCX(obj)->port.link_up = true;
+    object_property_add_str(obj, "state", vcx_get_state, NULL);
+    object_property_add_bool(obj, "link", vcx_get_link, vcx_set_link);
+    object_property_add(obj, "health-syndrome", "uint8", vcx_get_health, vcx_set_health,
+                        NULL, NULL);
+    object_property_add(obj, "page-request", "int32", vcx_get_page_request,
+                        vcx_set_page_request, NULL, NULL);
+}
 
 /* Guest RAM holds the command queue and, later, all queue state: not migratable yet. */
 static const VMStateDescription vcx_vmstate = {
@@ -205,6 +291,7 @@ static const TypeInfo vcx_info = {
     .name = TYPE_VCX,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(VcxState),
+    .instance_init = vcx_instance_init,
     .class_init = vcx_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

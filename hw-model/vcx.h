@@ -1,38 +1,182 @@
+/*
+ * vcx: virtual ConnectX-class RDMA HCA, device state shared by the hw/vcx files.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
 #ifndef HW_VCX_VCX_H
 #define HW_VCX_VCX_H
+
 #include "hw/pci/pci_device.h"
+#include "net/net.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
 #include "vcx/prm-iseg.h"
+#include "vcx/prm-cmd.h"
+
 #define TYPE_VCX "vcx"
 OBJECT_DECLARE_SIMPLE_TYPE(VcxState, VCX)
+
+/* Limits of what the device implements; reported in the capabilities. */
+#define VCX_MAX_EQS             64      /* EQ numbers 0..63 (max_num_eqs) */
+#define VCX_LOG_MAX_EQ          6
+#define VCX_LOG_MAX_EQ_SZ       15      /* up to 32768 EQEs (2 MiB) per EQ */
+#define VCX_MAX_LOG_PAGE_SIZE   18      /* EQ buffer pages up to 1 GiB (log_page_size) */
+#define VCX_MAX_PAGES           (1u << 18)  /* 1 GiB of firmware pages held at once */
+#define VCX_MAX_MTU             9216    /* PMTU max_mtu, bytes including L2 headers */
+#define VCX_MIN_MTU             68
+#define VCX_CMD_MAX_LEN         (2u << 20)  /* longest command input or output, bytes */
+#define VCX_PORT_NUM            1       /* the one physical port */
+
+/* User-settable properties (see the header comment of vcx.c). */
 typedef struct VcxParams {
-    bool     cx5_id;
+    bool     cx5_id;            /* present 15b3:1017 instead of 1af4:10f0 */
     uint16_t fw_major;
     uint16_t fw_minor;
     uint16_t fw_subminor;
     uint32_t msix_vectors;
-    uint32_t init_delay_ms;
-    uint8_t  log_cmdq_size;
+    uint32_t init_delay_ms;     /* how long the initializing bit stays set after reset */
+    uint8_t  log_cmdq_size;     /* command queue geometry the device reports */
     uint8_t  log_cmdq_stride;
+    uint32_t boot_pages;        /* pages wanted by QUERY_PAGES boot / init / regular */
+    uint32_t init_pages;
+    uint32_t regular_pages;
+    MACAddr  mac;               /* permanent address of the port */
 } VcxParams;
+
+/* Initialization segment state (PRM "Initialization Segment"). */
 typedef struct VcxIseg {
-    uint64_t cmdq_addr;
-    uint32_t nic_interface;
-    bool     initializing;
-    uint8_t  health_syndrome;
-    int64_t  health_epoch_ms;
+    uint64_t cmdq_addr;         /* as last written, bits 63:12 */
+    uint32_t nic_interface;     /* written mode, iseg 0x014 [9:8] */
+    bool     initializing;      /* iseg 0x1fc bit 31 */
+    uint8_t  health_syndrome;   /* 0: healthy */
+    int64_t  health_epoch_ms;   /* counter origin, so it restarts at reset */
 } VcxIseg;
+
+/* Function state as firmware tracks it (ENABLE/INIT/TEARDOWN/DISABLE_HCA). */
+typedef enum VcxHcaState {
+    VCX_HCA_DISABLED,
+    VCX_HCA_ENABLED,
+    VCX_HCA_INITIALIZED,
+} VcxHcaState;
+
+/* Capability pages the device reports (QUERY_HCA_CAP) and lets the driver set. */
+typedef enum VcxCapSlot {
+    VCX_CAP_SLOT_GENERAL,
+    VCX_CAP_SLOT_ROCE,
+    VCX_CAP_SLOTS,
+} VcxCapSlot;
+
+/* Firmware pages given by MANAGE_PAGES; each address is held at most once. */
+typedef struct VcxPages {
+    GHashTable *held;           /* uint64_t address -> itself */
+    int32_t  runtime_request;   /* pages asked for at run time (page request events) */
+} VcxPages;
+
+/* An event queue (PRM "Event Queue"). */
+typedef struct VcxEq {
+    bool     valid;
+    uint8_t  log_size;
+    uint8_t  log_page_size;     /* log2(page size) - 12 */
+    uint8_t  page_offset;       /* 64-byte units */
+    uint8_t  state;             /* VCX_EQ_STATE_ARMED / FIRED / ALWAYS_ARMED */
+    uint8_t  status;            /* VCX_EQC_STATUS_* */
+    bool     oi;                /* overrun ignore */
+    bool     ec;
+    uint16_t intr;              /* MSI-X vector */
+    uint32_t uar_page;
+    uint64_t event_bitmask;     /* bit n: event type n */
+    uint32_t cons;              /* consumer counter, 24 bits, from the doorbell */
+    uint32_t prod;              /* producer counter, 24 bits */
+    uint32_t npas;
+    uint64_t *pas;              /* page addresses of the EQ buffer */
+} VcxEq;
+
+/* Port and NIC vport state (PAOS, PMTU, PTYS, nic_vport_context). */
+typedef struct VcxPort {
+    bool     link_up;           /* carrier, from the "link" property */
+    uint8_t  admin_status;      /* PAOS admin_status: VCX_PORT_STATUS_UP / DOWN */
+    bool     oper_up;           /* last reported operational state */
+    uint8_t  paos_e;            /* PAOS event generation mode */
+    uint16_t admin_mtu;         /* PMTU */
+    uint32_t eth_proto_admin;   /* PTYS */
+    bool     an_disable_admin;
+    uint8_t  host_endianness;   /* HOST_ENDIANNESS register */
+    bool     roce_en;           /* nic_vport_context */
+    uint16_t vport_mtu;
+    uint8_t  mac[6];
+} VcxPort;
+
 struct VcxState {
     PCIDevice parent_obj;
+
     VcxParams params;
-    MemoryRegion bar0;
+
+    MemoryRegion bar0;          /* container: iseg, MSI-X table/PBA, UAR pages */
     MemoryRegion iseg_mr;
     MemoryRegion uar_mr;
+
     VcxIseg iseg;
     QEMUTimer *init_timer;
+
+    /* Firmware state, all dropped at reset. */
+    VcxHcaState hca_state;
+    uint16_t issi;
+    uint8_t cap_max[VCX_CAP_SLOTS][VCX_HCA_CAP_SIZE];
+    uint8_t cap_cur[VCX_CAP_SLOTS][VCX_HCA_CAP_SIZE];
+    VcxPages pages;
+    unsigned long *uars;        /* bitmap over UAR indices */
+    uint32_t num_uars;
+    VcxEq eqs[VCX_MAX_EQS];
+    uint32_t num_eqs;
+    VcxPort port;
+    uint64_t cmds_executed;     /* since creation, for the monitor */
 };
+
+static inline bool vcx_cmdif_checksum_enabled(VcxState *s)
+{
+    return vcx_get(s->cap_cur[VCX_CAP_SLOT_GENERAL], VCX_CAP_GEN_CMDIF_CHECKSUM) ==
+           VCX_CAP_CMDIF_CHECKSUM_ENABLED;
+}
+
+/* vcx-iseg.c */
 extern const MemoryRegionOps vcx_iseg_ops;
 void vcx_iseg_reset(VcxState *s);
 void vcx_health_set_syndrome(VcxState *s, uint8_t synd);
-#endif
+
+/* vcx-cmdq.c */
+void vcx_cmdq_doorbell(VcxState *s, uint32_t mask);
+
+/* vcx-cmd-hca.c */
+void vcx_caps_init(VcxState *s);
+const char *vcx_hca_state_name(VcxHcaState st);
+
+/* vcx-pages.c */
+void vcx_pages_init(VcxState *s);
+void vcx_pages_reset(VcxState *s);
+void vcx_pages_free(VcxState *s);
+uint32_t vcx_pages_held(VcxState *s);
+void vcx_pages_by_stage(VcxState *s, uint32_t *boot, uint32_t *init, uint32_t *regular);
+bool vcx_pages_request(VcxState *s, int32_t npages, Error **errp);
+int32_t vcx_pages_outstanding(VcxState *s);
+
+/* vcx-uar.c */
+extern const MemoryRegionOps vcx_uar_ops;
+void vcx_uar_init(VcxState *s);
+void vcx_uar_reset(VcxState *s);
+void vcx_uar_free(VcxState *s);
+bool vcx_uar_allocated(VcxState *s, uint32_t index);
+
+/* vcx-eq.c */
+void vcx_eq_reset(VcxState *s);
+bool vcx_eq_uar_in_use(VcxState *s, uint32_t uar);
+bool vcx_eq_subscribed(VcxState *s, uint8_t event_type);
+bool vcx_eq_post_event(VcxState *s, uint8_t type, uint8_t sub_type, const uint8_t *data,
+                       size_t len);
+void vcx_eq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint32_t value);
+
+/* vcx-port.c */
+void vcx_port_reset(VcxState *s);
+void vcx_port_set_link(VcxState *s, bool up);
+bool vcx_port_oper_up(VcxState *s);
+
+#endif /* HW_VCX_VCX_H */

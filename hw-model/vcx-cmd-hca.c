@@ -1,0 +1,370 @@
+/*
+ * vcx: HCA lifecycle commands: ENABLE_HCA, DISABLE_HCA, QUERY_ISSI, SET_ISSI,
+ * QUERY_HCA_CAP, SET_HCA_CAP, INIT_HCA, TEARDOWN_HCA and QUERY_ADAPTER.
+ *
+ * Function state follows firmware: DISABLED --ENABLE_HCA--> ENABLED --INIT_HCA-->
+ * INITIALIZED --TEARDOWN_HCA--> ENABLED --DISABLE_HCA--> DISABLED. The command table in
+ * vcx-cmdq.c says in which states each command is accepted (BAD_SYS_STATE otherwise).
+ *
+ * Capabilities: the device reports two pages, GENERAL (type 0) and ROCE (type 4). Every
+ * other capability type is refused with BAD_PARAM rather than answered with a zeroed
+ * page: Linux only asks for a type when a GENERAL bit announces it, and all such bits are
+ * 0, so a query for another type is a driver bug worth reporting. Values describe only
+ * what the device implements; features that are not there yet (QPs, CQs, PDs, MKEYs, ...)
+ * report 0 and are raised together with the commands that implement them. SET_HCA_CAP
+ * changes only the fields listed in vcx_cap_settable, each bounded by its MAX value; the
+ * driver sends a modified copy of CUR, so other fields are read-only and left as they
+ * are.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "vcx-cmd.h"
+#include "trace.h"
+
+/* Per-check syndromes (low half of VCX_SYND). */
+enum {
+    SYND_FUNCTION_ID = 1,
+    SYND_EMBEDDED_CPU,
+    SYND_PAGES_HELD,
+    SYND_ISSI_UNSUPPORTED,
+    SYND_CAP_TYPE,
+    SYND_CAP_FIELD,
+    SYND_CAP_RESERVED,
+    SYND_PAGES_MISSING,
+    SYND_SW_OWNER_ID,
+    SYND_SW_VHCA_ID,
+    SYND_TEARDOWN_PROFILE,
+    SYND_TEARDOWN_OBJECTS,
+    SYND_OTHER_FUNCTION,
+};
+
+const char *vcx_hca_state_name(VcxHcaState st)
+{
+    switch (st) {
+    case VCX_HCA_DISABLED:      return "disabled";
+    case VCX_HCA_ENABLED:       return "enabled";
+    case VCX_HCA_INITIALIZED:   return "initialized";
+    }
+    return "?";
+}
+
+static void vcx_hca_set_state(VcxState *s, VcxHcaState st)
+{
+    trace_vcx_hca_state(vcx_hca_state_name(s->hca_state), vcx_hca_state_name(st));
+    s->hca_state = st;
+}
+
+/*
+ * Capabilities
+ */
+
+typedef struct VcxCapValue {
+    VcxCapSlot slot;
+    struct vcx_fld fld;
+    uint32_t max;
+    uint32_t cur;
+} VcxCapValue;
+
+#define GEN(f, m, c)  { VCX_CAP_SLOT_GENERAL, VCX_CAP_GEN_##f, (m), (c) }
+#define ROCE(f, m, c) { VCX_CAP_SLOT_ROCE, VCX_CAP_ROCE_##f, (m), (c) }
+
+/* Every non-zero capability the device reports; all other fields are 0. */
+static const VcxCapValue vcx_cap_values[] = {
+    GEN(LOG_MAX_EQ_SZ, VCX_LOG_MAX_EQ_SZ, VCX_LOG_MAX_EQ_SZ),
+    GEN(LOG_MAX_EQ, VCX_LOG_MAX_EQ, VCX_LOG_MAX_EQ),
+    GEN(MAX_NUM_EQS, VCX_MAX_EQS, VCX_MAX_EQS),
+    GEN(PORT_TYPE, VCX_CAP_PORT_TYPE_ETH, VCX_CAP_PORT_TYPE_ETH),
+    GEN(NUM_PORTS, 1, 1),
+    GEN(NATIVE_PORT_NUM, VCX_PORT_NUM, VCX_PORT_NUM),
+    GEN(ROCE, 1, 1),
+    GEN(ROCE_RW_SUPPORTED, 1, 1),
+    GEN(CMDIF_CHECKSUM, VCX_CAP_CMDIF_CHECKSUM_ENABLED, VCX_CAP_CMDIF_CHECKSUM_DISABLED),
+    GEN(LOG_PG_SZ, VCX_PAGE_SHIFT, VCX_PAGE_SHIFT),
+    GEN(NUM_OF_UARS_PER_PAGE, 1, 1),
+    ROCE(L3_TYPE, VCX_ROCE_L3_TYPE_IPV4 | VCX_ROCE_L3_TYPE_IPV6,
+         VCX_ROCE_L3_TYPE_IPV4 | VCX_ROCE_L3_TYPE_IPV6),
+    ROCE(VERSION, VCX_ROCE_VERSION_2, VCX_ROCE_VERSION_2),
+    ROCE(R_ROCE_DEST_UDP_PORT, VCX_ROCE_V2_UDP_DPORT, VCX_ROCE_V2_UDP_DPORT),
+    ROCE(R_ROCE_MAX_SRC_UDP_PORT, 0xffff, 0xffff),
+    ROCE(R_ROCE_MIN_SRC_UDP_PORT, 0xc000, 0xc000),
+};
+
+typedef struct VcxCapSettable {
+    VcxCapSlot slot;
+    const char *name;
+    struct vcx_fld fld;
+} VcxCapSettable;
+
+#define SET_GEN(f)  { VCX_CAP_SLOT_GENERAL, #f, VCX_CAP_GEN_##f }
+#define SET_ROCE(f) { VCX_CAP_SLOT_ROCE, #f, VCX_CAP_ROCE_##f }
+
+/* Fields SET_HCA_CAP may change, each to at most its MAX value. */
+static const VcxCapSettable vcx_cap_settable[] = {
+    SET_GEN(CMDIF_CHECKSUM),
+    SET_GEN(LOG_MAX_QP),
+    SET_GEN(PKEY_TABLE_SIZE),
+    SET_GEN(LOG_UAR_PAGE_SZ),
+    SET_GEN(UAR_4K),
+    SET_GEN(CACHE_LINE_128BYTE),
+    SET_GEN(ROCE),
+    SET_GEN(DCT),
+    SET_GEN(RELEASE_ALL_PAGES),
+    SET_GEN(NUM_VHCA_PORTS),
+    SET_ROCE(SW_R_ROCE_SRC_UDP_PORT),
+    SET_ROCE(QP_TS_FORMAT),
+};
+
+#undef GEN
+#undef ROCE
+#undef SET_GEN
+#undef SET_ROCE
+
+/* MAX pages are fixed; CUR pages return to their defaults at every reset. */
+void vcx_caps_init(VcxState *s)
+{
+    memset(s->cap_max, 0, sizeof(s->cap_max));
+    memset(s->cap_cur, 0, sizeof(s->cap_cur));
+    for (size_t i = 0; i < ARRAY_SIZE(vcx_cap_values); i++) {
+        const VcxCapValue *v = &vcx_cap_values[i];
+
+        vcx_set(s->cap_max[v->slot], v->fld, v->max);
+        vcx_set(s->cap_cur[v->slot], v->fld, v->cur);
+    }
+}
+
+static bool vcx_cap_slot(uint16_t type, VcxCapSlot *slot)
+{
+    switch (type) {
+    case VCX_HCA_CAP_TYPE_GENERAL:
+        *slot = VCX_CAP_SLOT_GENERAL;
+        return true;
+    case VCX_HCA_CAP_TYPE_ROCE:
+        *slot = VCX_CAP_SLOT_ROCE;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Both cap commands address this function only (no VFs, no embedded CPU functions). */
+static uint8_t vcx_cap_check_function(VcxCmd *cmd)
+{
+    if (vcx_get(cmd->in, VCX_HCA_CAP_IN_OTHER_FUNCTION) ||
+        vcx_get(cmd->in, VCX_HCA_CAP_IN_FUNCTION_ID)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_OTHER_FUNCTION,
+                            "other_function %u function_id %u: no other functions",
+                            vcx_get(cmd->in, VCX_HCA_CAP_IN_OTHER_FUNCTION),
+                            vcx_get(cmd->in, VCX_HCA_CAP_IN_FUNCTION_ID));
+    }
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_query_hca_cap(VcxState *s, VcxCmd *cmd)
+{
+    uint16_t type = cmd->op_mod >> 1;
+    bool cur = cmd->op_mod & VCX_HCA_CAP_OP_MOD_CUR;
+    VcxCapSlot slot;
+    uint8_t status = vcx_cap_check_function(cmd);
+
+    if (status) {
+        return status;
+    }
+    if (!vcx_cap_slot(type, &slot)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CAP_TYPE,
+                            "capability type 0x%x not supported", type);
+    }
+    memcpy(vcx_ptr(cmd->out, VCX_HCA_CAP_CAPABILITY),
+           cur ? s->cap_cur[slot] : s->cap_max[slot], VCX_HCA_CAP_SIZE);
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_set_hca_cap(VcxState *s, VcxCmd *cmd)
+{
+    uint16_t type = cmd->op_mod >> 1;
+    const uint8_t *cap = vcx_cptr(cmd->in, VCX_HCA_CAP_CAPABILITY);
+    VcxCapSlot slot;
+    uint8_t status = vcx_cap_check_function(cmd);
+
+    if (status) {
+        return status;
+    }
+    if (!vcx_cap_slot(type, &slot)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CAP_TYPE,
+                            "capability type 0x%x not supported", type);
+    }
+
+    /* Validate every settable field first so a refused command changes nothing. */
+    for (size_t i = 0; i < ARRAY_SIZE(vcx_cap_settable); i++) {
+        const VcxCapSettable *f = &vcx_cap_settable[i];
+        uint32_t v, max;
+
+        if (f->slot != slot) {
+            continue;
+        }
+        v = vcx_get(cap, f->fld);
+        max = vcx_get(s->cap_max[slot], f->fld);
+        if (v > max || (f->fld.bit == VCX_CAP_GEN_CMDIF_CHECKSUM.bit &&
+                        slot == VCX_CAP_SLOT_GENERAL && v == 2)) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CAP_FIELD,
+                                "%s = %u, device supports at most %u", f->name, v, max);
+        }
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(vcx_cap_settable); i++) {
+        const VcxCapSettable *f = &vcx_cap_settable[i];
+
+        if (f->slot == slot) {
+            vcx_set(s->cap_cur[slot], f->fld, vcx_get(cap, f->fld));
+        }
+    }
+    for (uint32_t off = 0; off < VCX_HCA_CAP_SIZE; off += 4) {
+        uint32_t want = vcx_be32_load(cap + off);
+        uint32_t have = vcx_be32_load(s->cap_cur[slot] + off);
+
+        if (want != have) {
+            trace_vcx_cap_read_only(type, off, want, have);
+        }
+    }
+    trace_vcx_cap_set(type, vcx_get(s->cap_cur[VCX_CAP_SLOT_GENERAL],
+                                    VCX_CAP_GEN_CMDIF_CHECKSUM));
+    return VCX_CMD_STAT_OK;
+}
+
+/*
+ * Lifecycle
+ */
+
+/* ENABLE_HCA, DISABLE_HCA: this function only; the device has no embedded CPU. */
+static uint8_t vcx_hca_check_function(VcxCmd *cmd)
+{
+    if (vcx_get(cmd->in, VCX_ENABLE_HCA_IN_FUNCTION_ID)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_FUNCTION_ID,
+                            "function_id %u: no other functions",
+                            vcx_get(cmd->in, VCX_ENABLE_HCA_IN_FUNCTION_ID));
+    }
+    if (vcx_get(cmd->in, VCX_ENABLE_HCA_IN_EMBEDDED_CPU)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_EMBEDDED_CPU,
+                            "embedded_cpu_function set: no embedded CPU");
+    }
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_enable_hca(VcxState *s, VcxCmd *cmd)
+{
+    uint8_t status = vcx_hca_check_function(cmd);
+
+    if (status) {
+        return status;
+    }
+    vcx_hca_set_state(s, VCX_HCA_ENABLED);
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_disable_hca(VcxState *s, VcxCmd *cmd)
+{
+    uint8_t status = vcx_hca_check_function(cmd);
+
+    if (status) {
+        return status;
+    }
+    if (vcx_pages_held(s)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_PAGES_HELD,
+                            "%u pages still held; take them back first",
+                            vcx_pages_held(s));
+    }
+    /* A disabled function forgets what the driver negotiated. */
+    s->issi = 0;
+    vcx_caps_init(s);
+    vcx_hca_set_state(s, VCX_HCA_DISABLED);
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_query_issi(VcxState *s, VcxCmd *cmd)
+{
+    vcx_set(cmd->out, VCX_QUERY_ISSI_OUT_CURRENT_ISSI, s->issi);
+    vcx_set(cmd->out, VCX_QUERY_ISSI_OUT_SUPPORTED_DW0, (1u << 0) | (1u << 1));
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_set_issi(VcxState *s, VcxCmd *cmd)
+{
+    uint32_t issi = vcx_get(cmd->in, VCX_SET_ISSI_IN_CURRENT_ISSI);
+
+    if (issi > 1) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_ISSI_UNSUPPORTED,
+                            "ISSI %u not supported (0 and 1 are)", issi);
+    }
+    s->issi = issi;
+    trace_vcx_issi(issi);
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_init_hca(VcxState *s, VcxCmd *cmd)
+{
+    if (cmd->in_len >= VCX_INIT_HCA_IN_LEN) {
+        const uint8_t *owner = vcx_cptr(cmd->in, VCX_INIT_HCA_IN_SW_OWNER_ID);
+
+        if (!buffer_is_zero(owner, 16)) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SW_OWNER_ID,
+                                "sw_owner_id set but cap sw_owner_id is 0");
+        }
+    }
+    if (vcx_get(cmd->in, VCX_INIT_HCA_IN_SW_VHCA_ID)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SW_VHCA_ID,
+                            "sw_vhca_id %u set but not supported",
+                            vcx_get(cmd->in, VCX_INIT_HCA_IN_SW_VHCA_ID));
+    }
+    if (!vcx_pages_cover_init(s)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_PAGES_MISSING,
+                            "boot and init pages not all given (%u held, %u needed)",
+                            vcx_pages_held(s),
+                            s->params.boot_pages + s->params.init_pages);
+    }
+    vcx_hca_set_state(s, VCX_HCA_INITIALIZED);
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_teardown_hca(VcxState *s, VcxCmd *cmd)
+{
+    uint32_t profile = vcx_get(cmd->in, VCX_TEARDOWN_HCA_IN_PROFILE);
+
+    switch (profile) {
+    case VCX_TEARDOWN_PROFILE_GRACEFUL:
+        if (s->num_eqs || s->num_uars) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_TEARDOWN_OBJECTS,
+                                "graceful teardown with %u EQs and %u UARs alive",
+                                s->num_eqs, s->num_uars);
+        }
+        break;
+    case VCX_TEARDOWN_PROFILE_FORCE_CLOSE:
+        /* Force close drops every object; the pages stay until the driver takes them. */
+        vcx_eq_reset(s);
+        vcx_uar_reset(s);
+        vcx_set(cmd->out, VCX_TEARDOWN_HCA_OUT_STATE, 0);
+        break;
+    default:
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_TEARDOWN_PROFILE,
+                            "teardown profile %u not supported (fast_teardown = 0)",
+                            profile);
+    }
+    vcx_hca_set_state(s, VCX_HCA_ENABLED);
+    return VCX_CMD_STAT_OK;
+}
+
+/*
+ * The adapter reports the PCI vendor as VSD vendor, the IEEE OUI of its identity
+ * (Mellanox's when it presents a ConnectX-5, QEMU's otherwise) and a PSID board id.
+ */
+uint8_t vcx_cmd_query_adapter(VcxState *s, VcxCmd *cmd)
+{
+    uint8_t *blk = vcx_ptr(cmd->out, VCX_QUERY_ADAPTER_OUT_PARAMS);
+    static const char psid[VCX_ADAPTER_PSID_LEN] = "VCX0000000001";
+
+    vcx_set(blk, VCX_ADAPTER_IEEE_VENDOR_ID, s->params.cx5_id ? 0x0002c9 : 0x525400);
+    vcx_set(blk, VCX_ADAPTER_VSD_VENDOR_ID,
+            s->params.cx5_id ? VCX_MLX_PCI_VENDOR_ID : VCX_PCI_VENDOR_ID);
+    memcpy(vcx_ptr(blk, VCX_ADAPTER_PSID), psid, sizeof(psid));
+    return VCX_CMD_STAT_OK;
+}
