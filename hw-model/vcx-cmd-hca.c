@@ -274,8 +274,13 @@ uint8_t vcx_cmd_disable_hca(VcxState *s, VcxCmd *cmd)
                             "%u pages still held; take them back first",
                             vcx_pages_held(s));
     }
-    /* A disabled function forgets what the driver negotiated. */
+    /*
+     * A disabled function forgets what the driver negotiated, and a run-time page
+     * request belonged to the function that ran: the next one starts from its boot,
+     * init and regular demand.
+     */
     s->issi = 0;
+    s->pages.runtime_request = 0;
     vcx_caps_init(s);
     vcx_hca_set_state(s, VCX_HCA_DISABLED);
     return VCX_CMD_STAT_OK;

@@ -92,8 +92,13 @@ static uint32_t iseg_read_health(VcxState *s, uint32_t offset)
     case VCX_HEALTH_HW_ID:
         return s->params.cx5_id ? VCX_CX5_PCI_DEVICE_ID : VCX_PCI_DEVICE_ID;
     case VCX_HEALTH_RFR_SEVERITY:
-        /* A fatal syndrome is reported as valid, severity 2 (critical). */
-        return s->iseg.health_syndrome ? (1u << 27 | 2u << 24) : 0;
+        /*
+         * A fatal syndrome is reported as valid, severity 2 (critical), with
+         * "reset for recovery" set: firmware that stopped answering needs a reset, and
+         * a ConnectX driver treats rfr together with a syndrome as fatal.
+         */
+        return s->iseg.health_syndrome ?
+               (VCX_HEALTH_RFR_BIT | 1u << 27 | 2u << 24) : 0;
     case VCX_HEALTH_IRISC_SYND_EXT:
         return (uint32_t)s->iseg.health_syndrome << 16;
     default:

@@ -13,7 +13,7 @@ vcx_bound "$addr" || fail "vcx.ko not bound at boot"
 expect_up "boot"
 
 # --- 1. fatal syndrome 0x08 (hardware internal error), then unbind, reset, bind ---
-fatal1="vcx $addr: firmware fatal error: syndrome 0x08 \(hardware internal error\), ext_synd 0x0000, fw_ver 16\.35\.1000: critical firmware error"
+fatal1="vcx $addr: firmware fatal error: syndrome 0x08 \(hardware internal error\), ext_synd 0x0000, fw_ver 16\.35\.1000: firmware requests a reset"
 errstate="vcx $addr: device is in error state"
 vcx_qom_set health-syndrome 8
 # The health timer polls every 2 s.

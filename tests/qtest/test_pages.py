@@ -125,6 +125,22 @@ def page_requests(d):
     t.eq(query(d, 3), 0, "after allocation failure the run-time request is dropped")
 
 
+def runtime_request_ends_with_function():
+    """A run-time page request belongs to the running function: DISABLE_HCA drops it."""
+    d = Vcx()
+    d.bring_up()
+    d.qt.qom_set(DEV_PATH, "page-request", 7)
+    t.eq(query(d, 3), 7, "run-time request of 7 pending")
+    check(d.exec(OP["TEARDOWN_HCA"]), 0, 0, "TEARDOWN_HCA")
+    r = take(d, d.pages_given)
+    t.eq((r.status, r.u32(8)), (0, d.pages_given), "all given pages taken back")
+    check(d.exec(OP["DISABLE_HCA"]), 0, 0, "DISABLE_HCA")
+    check(d.exec(OP["ENABLE_HCA"]), 0, 0, "ENABLE_HCA again")
+    t.eq(query(d, 3), d.pages_given,
+         "the new function wants its boot and init pages, not the old run-time request")
+    d.qt.close()
+
+
 def limit():
     d = Vcx()
     d.exec(OP["ENABLE_HCA"])
@@ -148,6 +164,7 @@ def main():
     t.ok(d.qt.alive(), "QEMU still running")
     d.qt.close()
     run_isolated(t, "limit", limit)
+    run_isolated(t, "runtime-request", runtime_request_ends_with_function)
     t.done()
 
 

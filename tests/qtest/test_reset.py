@@ -73,11 +73,13 @@ def health(d):
     c1 = d.iseg_read(0x1010) & 0xffffff
     t.eq(c1 - c0, 3, "healthy: health counter advances 3 in 300 ms")
     t.eq((d.iseg_read(hb + 0x3c), d.iseg_read(0x1010) >> 24), (0, 0), "healthy: syndrome 0")
+    t.eq(d.iseg_read(hb + 0x38), 0, "healthy: no rfr, no severity")
     r = d.qt.qom_set(DEV_PATH, "health-syndrome", 7)
     t.ok("return" in r, "qom-set health-syndrome 7")
     t.eq(d.qt.qom_get(DEV_PATH, "health-syndrome"), 7, "qom-get health-syndrome: 7")
     t.eq(d.iseg_read(hb + 0x3c), 0x00070000, "health buffer irisc/synd dword: synd 7")
-    t.eq(d.iseg_read(hb + 0x38), 0x0a000000, "health buffer: valid, severity 2 (critical)")
+    t.eq(d.iseg_read(hb + 0x38), 0x8a000000,
+         "health buffer: rfr (reset for recovery), valid, severity 2 (critical)")
     t.eq(d.iseg_read(0x1010) >> 24, 7, "health counter register carries syndrome 7")
     c2 = d.iseg_read(0x1010) & 0xffffff
     d.qt.clock_step(300 * 1000 * 1000)
@@ -87,6 +89,9 @@ def health(d):
                  **{"command-line": "qom-get %s state" % DEV_PATH})
     t.ok("hca=initialized health=0x07" in r.get("return", ""),
          "HMP qom-get of the state property works", r)
+    r = d.qt.qmp("human-monitor-command", **{"command-line": "info vcx"})
+    t.ok(r.get("return", "").startswith(DEV_PATH + ": issi=1 hca=initialized health=0x07"),
+         "HMP info vcx prints the device's state line", r)
     d.post(struct.pack(">HHHH", OP["QUERY_ISSI"], 0, 0, 0) + bytes(8), 0x70)
     t.eq(d.owned(0), 1, "fatal syndrome: a rung command is never answered")
     d.qt.qmp("system_reset")
