@@ -530,6 +530,12 @@ void vcx_cmdq_doorbell(VcxState *s, uint32_t mask)
     for (uint32_t i = 0; i < nent && mask; i++) {
         if (mask & (1u << i)) {
             mask &= ~(1u << i);
+            if (s->iseg.cmd_stall) {
+                /* Fault injection: hung firmware keeps the entry and never answers. */
+                s->iseg.cmd_stall--;
+                trace_vcx_dev_err_cmd_stalled(i, s->iseg.cmd_stall);
+                continue;
+            }
             if (vcx_cmdq_process(s, i)) {
                 events |= 1u << i;
             }

@@ -106,6 +106,12 @@ static uint32_t iseg_read_health(VcxState *s, uint32_t offset)
     }
 }
 
+/* The command timeout firmware advertises to drivers (0: the driver's default). */
+static uint32_t iseg_read_cmd_exec_to(VcxState *s, uint32_t offset)
+{
+    return s->params.cmd_exec_to_ms;
+}
+
 static uint32_t iseg_read_timer(VcxState *s, uint32_t offset)
 {
     uint64_t ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
@@ -148,7 +154,7 @@ static const VcxIsegReg vcx_iseg_regs[] = {
     HEALTH_REG(0x10), HEALTH_REG(0x14), HEALTH_REG(0x18), HEALTH_REG(0x1c),
     HEALTH_REG(0x20), HEALTH_REG(0x24), HEALTH_REG(0x28), HEALTH_REG(0x2c),
     HEALTH_REG(0x30), HEALTH_REG(0x34), HEALTH_REG(0x38), HEALTH_REG(0x3c),
-    { VCX_ISEG_CMD_EXEC_TO, "cmd_exec_to", iseg_read_zero, NULL },
+    { VCX_ISEG_CMD_EXEC_TO, "cmd_exec_to", iseg_read_cmd_exec_to, NULL },
     { VCX_ISEG_CMD_Q_INIT_TO, "cmd_q_init_to", iseg_read_zero, NULL },
     { VCX_ISEG_INTERNAL_TIMER_H, "internal_timer_h", iseg_read_timer, NULL },
     { VCX_ISEG_INTERNAL_TIMER_L, "internal_timer_l", iseg_read_timer, NULL },
@@ -219,6 +225,7 @@ void vcx_iseg_reset(VcxState *s)
     s->iseg.nic_interface = VCX_NIC_IF_FULL_DRIVER;
     s->iseg.initializing = true;
     s->iseg.health_syndrome = 0;
+    s->iseg.cmd_stall = 0;
     s->iseg.health_epoch_ms = qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL);
 }
 

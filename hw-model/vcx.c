@@ -26,6 +26,8 @@
  *   boot-pages, init-pages, regular-pages
  *                  pages firmware asks for in QUERY_PAGES boot / init / regular
  *                  (defaults 16, 64, 0)
+ *   cmd-exec-to-ms   command timeout advertised at init segment 0xff8 (default 0: the
+ *                    driver's own default)
  *
  * Run-time properties (qom-set / qom-get on the device, e.g. /machine/peripheral/vcx0):
  *   link             bool, port carrier; a change sends a port change EQE (default on)
@@ -33,6 +35,9 @@
  *                    firmware then stops answering commands, until reset
  *   page-request     int32, set: ask the driver for (or, negative, return) that many
  *                    pages with a page request EQE; get: pages still missing
+ *   cmd-stall        uint32, fault injection: the next N commands rung are never
+ *                    answered (the entry stays device-owned), as hung firmware; reset
+ *                    clears it
  *   state            string, read-only: ISSI, HCA state, pages, objects alive
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -182,6 +187,7 @@ static const Property vcx_properties[] = {
     DEFINE_PROP_UINT32("init-pages", VcxState, params.init_pages, 64),
     DEFINE_PROP_UINT32("regular-pages", VcxState, params.regular_pages, 0),
     DEFINE_PROP_MACADDR("mac", VcxState, params.mac),
+    DEFINE_PROP_UINT32("cmd-exec-to-ms", VcxState, params.cmd_exec_to_ms, 0),
 };
 
 /*
@@ -232,6 +238,18 @@ static void vcx_set_health(Object *obj, Visitor *v, const char *name, void *opaq
     }
 }
 
+static void vcx_get_cmd_stall(Object *obj, Visitor *v, const char *name, void *opaque,
+                              Error **errp)
+{
+    visit_type_uint32(v, name, &VCX(obj)->iseg.cmd_stall, errp);
+}
+
+static void vcx_set_cmd_stall(Object *obj, Visitor *v, const char *name, void *opaque,
+                              Error **errp)
+{
+    visit_type_uint32(v, name, &VCX(obj)->iseg.cmd_stall, errp);
+}
+
 static void vcx_get_page_request(Object *obj, Visitor *v, const char *name, void *opaque,
                                  Error **errp)
 {
@@ -259,6 +277,8 @@ static void vcx_instance_init(Object *obj)
                         NULL, NULL);
     object_property_add(obj, "page-request", "int32", vcx_get_page_request,
                         vcx_set_page_request, NULL, NULL);
+    object_property_add(obj, "cmd-stall", "uint32", vcx_get_cmd_stall,
+                        vcx_set_cmd_stall, NULL, NULL);
 }
 
 /* Guest RAM holds the command queue and, later, all queue state: not migratable yet. */

@@ -41,6 +41,7 @@ typedef struct VcxParams {
     uint32_t init_pages;
     uint32_t regular_pages;
     MACAddr  mac;               /* permanent address of the port */
+    uint32_t cmd_exec_to_ms;    /* default command timeout reported at iseg 0xff8 */
 } VcxParams;
 
 /* Initialization segment state (PRM "Initialization Segment"). */
@@ -50,6 +51,7 @@ typedef struct VcxIseg {
     bool     initializing;      /* iseg 0x1fc bit 31 */
     uint8_t  health_syndrome;   /* 0: healthy */
     int64_t  health_epoch_ms;   /* counter origin, so it restarts at reset */
+    uint32_t cmd_stall;         /* fault injection: rung commands left unanswered */
 } VcxIseg;
 
 /* Function state as firmware tracks it (ENABLE/INIT/TEARDOWN/DISABLE_HCA). */

@@ -7,7 +7,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import H, Tap, Vcx, get, put, synd, xor8, run_isolated, MBOX  # noqa: E402
+from vcx_qtest import H, Tap, Vcx, get, put, synd, xor8, run_isolated, MBOX, DEV_PATH  # noqa: E402
 
 OP = {k[len("VCX_CMD_OP_"):]: v for k, v in H.items() if k.startswith("VCX_CMD_OP_")}
 t = Tap()
@@ -218,6 +218,26 @@ def initializing():
     d.qt.close()
 
 
+def stalled_commands():
+    """Fault injection: cmd-stall leaves the next N rung commands unanswered, as hung
+    firmware would; other commands go on; cmd-exec-to-ms is advertised at 0xff8."""
+    d = Vcx(device_args="cmd-exec-to-ms=2000")
+    t.eq(d.iseg_read(0xff8), 2000, "init segment 0xff8 advertises cmd-exec-to-ms")
+    t.eq(d.iseg_read(0xffc), 0, "0xffc stays 0 (no DTOR register to read)")
+    r = d.qt.qom_set(DEV_PATH, "cmd-stall", 1)
+    t.ok("return" in r, "qom-set cmd-stall 1")
+    d.post(struct.pack(">HHHH", OP["QUERY_ISSI"], 0, 0, 0) + bytes(8), 0x70, slot=1)
+    t.eq((d.owned(1), d.qt.qom_get(DEV_PATH, "cmd-stall")), (1, 0),
+         "stalled command keeps its entry device-owned; the stall count is used up")
+    r = d.exec(OP["ENABLE_HCA"], slot=2)
+    t.eq((r.deliv, r.status, d.owned(1)), (0, 0, 1),
+         "the next command on another entry is answered; the stalled one is not")
+    d.qt.qom_set(DEV_PATH, "cmd-stall", 3)
+    d.qt.qmp("system_reset")
+    t.eq(d.qt.qom_get(DEV_PATH, "cmd-stall"), 0, "system reset clears cmd-stall")
+    d.qt.close()
+
+
 def main():
     d = Vcx()
     for name, fn in [("transport", transport_happy), ("outstanding", several_outstanding),
@@ -227,6 +247,7 @@ def main():
     t.ok(d.qt.alive(), "QEMU still running")
     d.qt.close()
     run_isolated(t, "initializing", initializing)
+    run_isolated(t, "stall", stalled_commands)
     t.done()
 
 
