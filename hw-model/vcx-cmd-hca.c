@@ -10,8 +10,8 @@
  * other capability type is refused with BAD_PARAM rather than answered with a zeroed
  * page: Linux only asks for a type when a GENERAL bit announces it, and all such bits are
  * 0, so a query for another type is a driver bug worth reporting. Values describe only
- * what the device implements; features that are not there yet (QPs, CQs, PDs, MKEYs, ...)
- * report 0 and are raised together with the commands that implement them. SET_HCA_CAP
+ * what the device implements (the RDMA object limits come from vcx-obj.h); features that
+ * are not there (XRC, UMR, atomics capability page, DC, ...) report 0. SET_HCA_CAP
  * changes only the fields listed in vcx_cap_settable, each bounded by its MAX value; the
  * driver sends a modified copy of CUR, so other fields are read-only and left as they
  * are.
@@ -22,6 +22,7 @@
 #include "qemu/cutils.h"
 #include "qemu/log.h"
 #include "vcx-cmd.h"
+#include "vcx-obj.h"
 #include "trace.h"
 
 /* Per-check syndromes (low half of VCX_SYND). */
@@ -84,6 +85,26 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(CMDIF_CHECKSUM, VCX_CAP_CMDIF_CHECKSUM_ENABLED, VCX_CAP_CMDIF_CHECKSUM_DISABLED),
     GEN(LOG_PG_SZ, VCX_PAGE_SHIFT, VCX_PAGE_SHIFT),
     GEN(NUM_OF_UARS_PER_PAGE, 1, 1),
+    /* RDMA objects and transport (vcx-obj.h); atomic = 0: no ATOMIC cap page yet */
+    GEN(LOG_MAX_PD, VCX_LOG_MAX_PD, VCX_LOG_MAX_PD),
+    GEN(LOG_MAX_MKEY, VCX_LOG_MAX_MKEY, VCX_LOG_MAX_MKEY),
+    GEN(LOG_MAX_CQ, VCX_LOG_MAX_CQ, VCX_LOG_MAX_CQ),
+    GEN(LOG_MAX_CQ_SZ, VCX_LOG_MAX_CQ_SZ, VCX_LOG_MAX_CQ_SZ),
+    GEN(LOG_MAX_QP, VCX_LOG_MAX_QP, VCX_LOG_MAX_QP),
+    GEN(LOG_MAX_QP_SZ, VCX_LOG_MAX_QP_SZ, VCX_LOG_MAX_QP_SZ),
+    GEN(LOG_MAX_SRQ, VCX_LOG_MAX_SRQ, VCX_LOG_MAX_SRQ),
+    GEN(LOG_MAX_SRQ_SZ, VCX_LOG_MAX_SRQ_SZ, VCX_LOG_MAX_SRQ_SZ),
+    GEN(LOG_MAX_RMP, VCX_LOG_MAX_SRQ, VCX_LOG_MAX_SRQ),
+    GEN(LOG_MAX_WQ_SZ, VCX_LOG_MAX_SRQ_SZ, VCX_LOG_MAX_SRQ_SZ),
+    GEN(LOG_MAX_MSG, VCX_LOG_MAX_MSG, VCX_LOG_MAX_MSG),
+    GEN(LOG_MAX_RA_REQ_QP, VCX_LOG_MAX_RA, VCX_LOG_MAX_RA),
+    GEN(LOG_MAX_RA_RES_QP, VCX_LOG_MAX_RA, VCX_LOG_MAX_RA),
+    GEN(MAX_WQE_SZ_SQ, VCX_MAX_WQE_SZ_SQ, VCX_MAX_WQE_SZ_SQ),
+    GEN(MAX_WQE_SZ_RQ, VCX_MAX_WQE_SZ_RQ, VCX_MAX_WQE_SZ_RQ),
+    GEN(LOG_BF_REG_SIZE, VCX_UAR_LOG_BF_REG_SIZE, VCX_UAR_LOG_BF_REG_SIZE),
+    GEN(RC, 1, 1),
+    GEN(UC, 1, 1),
+    GEN(UD, 1, 1),
     ROCE(L3_TYPE, VCX_ROCE_L3_TYPE_IPV4 | VCX_ROCE_L3_TYPE_IPV6,
          VCX_ROCE_L3_TYPE_IPV4 | VCX_ROCE_L3_TYPE_IPV6),
     ROCE(VERSION, VCX_ROCE_VERSION_2, VCX_ROCE_VERSION_2),
@@ -337,6 +358,11 @@ uint8_t vcx_cmd_teardown_hca(VcxState *s, VcxCmd *cmd)
 
     switch (profile) {
     case VCX_TEARDOWN_PROFILE_GRACEFUL:
+        if (vcx_obj_count(s)) {     /* RDMA objects (vcx-obj.c) */
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_TEARDOWN_OBJECTS,
+                                "graceful teardown with %u RDMA objects alive",
+                                vcx_obj_count(s));
+        }
         if (s->num_eqs || s->num_uars) {
             return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_TEARDOWN_OBJECTS,
                                 "graceful teardown with %u EQs and %u UARs alive",
@@ -345,6 +371,7 @@ uint8_t vcx_cmd_teardown_hca(VcxState *s, VcxCmd *cmd)
         break;
     case VCX_TEARDOWN_PROFILE_FORCE_CLOSE:
         /* Force close drops every object; the pages stay until the driver takes them. */
+        vcx_obj_reset(s);
         vcx_eq_reset(s);
         vcx_uar_reset(s);
         vcx_set(cmd->out, VCX_TEARDOWN_HCA_OUT_STATE, 0);

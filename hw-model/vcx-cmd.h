@@ -60,6 +60,8 @@ uint8_t vcx_cmd_fail(VcxCmd *cmd, uint8_t status, uint16_t check, const char *fm
 
 /* Command table lookup (vcx-cmdq.c). */
 const VcxCmdDesc *vcx_cmd_lookup(uint16_t opcode);
+/* RDMA object command table (vcx-obj.c), consulted by vcx_cmd_lookup. */
+const VcxCmdDesc *vcx_obj_cmd_lookup(uint16_t opcode);
 
 /* vcx-cmd-hca.c */
 uint8_t vcx_cmd_enable_hca(VcxState *s, VcxCmd *cmd);

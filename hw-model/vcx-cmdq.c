@@ -135,7 +135,7 @@ const VcxCmdDesc *vcx_cmd_lookup(uint16_t opcode)
             return &vcx_cmd_table[i];
         }
     }
-    return NULL;
+    return vcx_obj_cmd_lookup(opcode);     /* RDMA object commands (vcx-obj.c) */
 }
 
 static const char *vcx_cmd_status_name(uint8_t status)

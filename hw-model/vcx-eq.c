@@ -149,6 +149,19 @@ static bool vcx_eq_write(VcxState *s, uint32_t eqn, VcxEq *eq, uint8_t type,
     return true;
 }
 
+/* Completion events go to the EQ a CQ names (c_eqn), not to a subscriber. */
+bool vcx_eq_post_to(VcxState *s, uint32_t eqn, uint8_t type, uint8_t sub_type,
+                    const uint8_t *data, size_t len)
+{
+    VcxEq *eq = vcx_eq_get(s, eqn);
+
+    if (!eq) {
+        trace_vcx_dev_err_eq_dropped(eqn, type, "no such EQ");
+        return false;
+    }
+    return vcx_eq_write(s, eqn, eq, type, sub_type, data, len);
+}
+
 bool vcx_eq_post_event(VcxState *s, uint8_t type, uint8_t sub_type, const uint8_t *data,
                        size_t len)
 {

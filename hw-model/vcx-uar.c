@@ -127,6 +127,9 @@ static void vcx_uar_write(void *opaque, hwaddr addr, uint64_t data, unsigned siz
         vcx_eq_doorbell(s, index, offset, data);
         return;
     default:
+        if (vcx_obj_uar_write(s, index, offset, data, size)) {
+            return;     /* CQ doorbell, BlueFlame registers (vcx-obj.c) */
+        }
         qemu_log_mask(LOG_UNIMP, "vcx: UAR %u offset 0x%x: doorbell not implemented\n",
                       index, offset);
         trace_vcx_err_uar_access(index, offset, size);

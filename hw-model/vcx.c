@@ -69,6 +69,7 @@ static void vcx_init_timer_cb(void *opaque)
 /* Firmware state: no objects, no pages, HCA disabled, ISSI 0, default capabilities. */
 static void vcx_firmware_reset(VcxState *s)
 {
+    vcx_obj_reset(s);
     vcx_eq_reset(s);
     vcx_uar_reset(s);
     vcx_pages_reset(s);
@@ -157,6 +158,7 @@ static void vcx_realize(PCIDevice *pci, Error **errp)
 
     vcx_pages_init(s);
     vcx_uar_init(s);
+    vcx_obj_init(s);
 
     s->init_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vcx_init_timer_cb, s);
     trace_vcx_realize(vendor, device, s->params.msix_vectors);
@@ -167,6 +169,7 @@ static void vcx_exit(PCIDevice *pci)
     VcxState *s = VCX(pci);
 
     timer_free(s->init_timer);
+    vcx_obj_free(s);
     vcx_eq_reset(s);
     vcx_pages_free(s);
     vcx_uar_free(s);

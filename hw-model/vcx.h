@@ -132,6 +132,7 @@ struct VcxState {
     uint32_t num_eqs;
     VcxPort port;
     uint64_t cmds_executed;     /* since creation, for the monitor */
+    struct VcxObjects *objs;    /* RDMA objects and transport engine (vcx-obj.h) */
 };
 
 static inline bool vcx_cmdif_checksum_enabled(VcxState *s)
@@ -180,5 +181,15 @@ void vcx_eq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint32_t value)
 void vcx_port_reset(VcxState *s);
 void vcx_port_set_link(VcxState *s, bool up);
 bool vcx_port_oper_up(VcxState *s);
+
+/* vcx-obj.c: RDMA objects (PD, MKEY, CQ, QP, SRQ/RMP) and the transport engine */
+void vcx_obj_init(VcxState *s);
+void vcx_obj_reset(VcxState *s);
+void vcx_obj_free(VcxState *s);
+uint32_t vcx_obj_count(VcxState *s);
+bool vcx_obj_uar_write(VcxState *s, uint32_t uar, uint32_t offset, uint64_t data,
+                       unsigned size);
+bool vcx_eq_post_to(VcxState *s, uint32_t eqn, uint8_t type, uint8_t sub_type,
+                    const uint8_t *data, size_t len);
 
 #endif /* HW_VCX_VCX_H */

@@ -74,9 +74,9 @@ def caps(d):
     gmax, gcur = cap_page(d, 0), cap_page(d, 1)
     expect = [("PORT_TYPE", 1), ("NUM_PORTS", 1), ("ROCE", 1), ("LOG_MAX_EQ", 6),
               ("MAX_NUM_EQS", 64), ("LOG_MAX_EQ_SZ", 15), ("LOG_PG_SZ", 12),
-              ("LOG_MAX_QP", 0), ("LOG_MAX_CQ", 0), ("XRC", 0), ("PAGE_REQUEST_DISABLE", 0)]
+              ("LOG_MAX_QP", 12), ("LOG_MAX_CQ", 12), ("XRC", 0), ("PAGE_REQUEST_DISABLE", 0)]
     got = [(n, get(gcur, H["VCX_CAP_GEN_" + n])) for n, _ in expect]
-    t.eq(got, expect, "GENERAL CUR caps: Ethernet, RoCE, 64 EQs, nothing unimplemented")
+    t.eq(got, expect, "GENERAL CUR caps: Ethernet, RoCE, 64 EQs, QPs and CQs, no XRC")
     t.eq((get(gmax, H["VCX_CAP_GEN_CMDIF_CHECKSUM"]), get(gcur, H["VCX_CAP_GEN_CMDIF_CHECKSUM"])),
          (3, 0), "cmdif_checksum: MAX 3 (capable), CUR 0")
     rcur = cap_page(d, (4 << 1) | 1)
@@ -93,8 +93,8 @@ def caps(d):
           "QUERY_HCA_CAP function_id 2: BAD_PARAM")
     # SET_HCA_CAP
     bad = bytearray(gcur)
-    put(bad, H["VCX_CAP_GEN_LOG_MAX_QP"], 1)
-    check(set_cap(d, bad), 3, 0x01090006, "SET_HCA_CAP log_max_qp 1 > MAX 0: BAD_PARAM")
+    put(bad, H["VCX_CAP_GEN_LOG_MAX_QP"], 13)
+    check(set_cap(d, bad), 3, 0x01090006, "SET_HCA_CAP log_max_qp 13 > MAX 12: BAD_PARAM")
     bad = bytearray(gcur)
     put(bad, H["VCX_CAP_GEN_CMDIF_CHECKSUM"], 2)
     check(set_cap(d, bad), 3, 0x01090006, "SET_HCA_CAP cmdif_checksum 2: BAD_PARAM")

@@ -1,0 +1,367 @@
+/*
+ * vcx: completion queues (PRM "Completion Queue"): CREATE_CQ, DESTROY_CQ, QUERY_CQ,
+ * MODIFY_CQ, the CQE writer, arming through the UAR CQ doorbell and completion events.
+ *
+ * A CQ is 2^log_cq_size CQEs of 64 or 128 bytes (cqe_sz; a 128-byte CQE carries the
+ * 64-byte layout in its second half) in guest pages given by PAS, plus an 8-byte doorbell
+ * record whose first dword is software's consumer counter (set_ci). The device writes
+ * entry (producer & (n - 1)) with owner bit (producer >> log_cq_size) & 1, the op_own
+ * byte last. Before each write it reads set_ci: a CQE that would overwrite one software
+ * has not consumed is an overrun, which (unless oi is set) puts the CQ in error
+ * (status OVERFLOW) and reports a CQ error event (type 0x04, syndrome 1); later CQEs are
+ * dropped. An unreadable doorbell record or unwritable ring does the same with
+ * syndrome 2 and status WRITE_FAIL.
+ *
+ * Arming: the UAR doorbell at 0x20 is one 64-bit big-endian write, high dword
+ * arm_sn[29:28] | cmd[27:24] | ci[23:0], low dword the CQN. cmd 0 asks for an event on
+ * the next CQE, cmd 1 on the next solicited or error CQE. An armed CQ posts one
+ * completion EQE (type 0, CQN at EQE byte 0x38) to its c_eqn and is then fired until
+ * the next arm. Arming for any CQE while CQEs past ci exist fires at once.
+ *
+ * MODIFY_CQ op_mod 0 records the moderation fields (cq_period, cq_max_count,
+ * cq_period_mode) and oi; moderation itself is not applied (cap cq_moderation = 0).
+ * Resize (op_mod 1) is refused with BAD_PARAM (cap cq_resize = 0).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "hw/pci/pci_device.h"
+#include "vcx-obj.h"
+#include "trace.h"
+
+#define VCX_CQ_COUNTER_MASK     0x00ffffffu
+
+enum {
+    SYND_CQ_UMEM = 1,
+    SYND_CQ_LOG_SIZE,
+    SYND_CQ_CQE_SZ,
+    SYND_CQ_COMPRESSION,
+    SYND_CQ_UAR,
+    SYND_CQ_EQN,
+    SYND_CQ_LOG_PAGE_SIZE,
+    SYND_CQ_DBR_ALIGN,
+    SYND_CQ_PAS_SHORT,
+    SYND_CQ_PAS_ALIGN,
+    SYND_CQ_LIMIT,
+    SYND_CQ_NONE,
+    SYND_CQ_IN_USE,
+    SYND_CQ_RESIZE,
+    SYND_CQ_FIELD_SELECT,
+};
+
+uint8_t vcx_cmd_create_cq(VcxState *s, VcxCmd *cmd)
+{
+    const uint8_t *cqc = cmd->in + VCX_CREATE_CQ_IN_CQC_AT;
+    uint32_t log_size = vcx_get(cqc, VCX_CQC_LOG_CQ_SIZE);
+    uint32_t cqe_sz = vcx_get(cqc, VCX_CQC_CQE_SZ);
+    uint32_t uar = vcx_get(cqc, VCX_CQC_UAR_PAGE);
+    uint32_t eqn = vcx_get(cqc, VCX_CQC_C_EQN);
+    uint32_t log_page = vcx_get(cqc, VCX_CQC_LOG_PAGE_SIZE);
+    uint64_t dbr = vcx_get64(cqc, VCX_CQC_DBR_ADDR);
+    VcxQBuf buf = { 0 };
+    uint8_t status;
+    VcxCq *cq;
+
+    if (vcx_get(cmd->in, VCX_CREATE_CQ_IN_UMEM_VALID) ||
+        vcx_get(cqc, VCX_CQC_DBR_UMEM_VALID)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_UMEM,
+                            "umem not supported");
+    }
+    if (log_size > VCX_LOG_MAX_CQ_SZ) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_LOG_SIZE,
+                            "log_cq_size %u > log_max_cq_sz %u", log_size,
+                            VCX_LOG_MAX_CQ_SZ);
+    }
+    if (cqe_sz != VCX_CQC_CQE_SZ_64 && cqe_sz != VCX_CQC_CQE_SZ_128) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_CQE_SZ,
+                            "cqe_sz %u not supported (0: 64 B, 1: 128 B)", cqe_sz);
+    }
+    if (vcx_get(cqc, VCX_CQC_CQE_COMP_EN) || vcx_get(cqc, VCX_CQC_CC) ||
+        vcx_get(cqc, VCX_CQC_MINI_CQE_RES_FORMAT)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_COMPRESSION,
+                            "CQE compression / collapsed CQ not supported");
+    }
+    if (!vcx_uar_allocated(s, uar)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_UAR,
+                            "uar_page %u not allocated", uar);
+    }
+    if (eqn >= VCX_MAX_EQS || !s->eqs[eqn].valid) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_EQN,
+                            "c_eqn %u does not exist", eqn);
+    }
+    if (log_page > VCX_MAX_LOG_PAGE_SIZE) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_LOG_PAGE_SIZE,
+                            "log_page_size %u > %u", log_page, VCX_MAX_LOG_PAGE_SIZE);
+    }
+    if (dbr & (VCX_DBR_ALIGN - 1)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_DBR_ALIGN,
+                            "dbr_addr 0x%" PRIx64 " not 8-byte aligned", dbr);
+    }
+    status = vcx_qbuf_parse(cmd, &buf, cmd->in + VCX_CREATE_CQ_IN_PAS_AT,
+                            cmd->in_len - VCX_CREATE_CQ_IN_PAS_AT, log_page,
+                            vcx_get(cqc, VCX_CQC_PAGE_OFFSET),
+                            (uint64_t)(VCX_CQE_SIZE << cqe_sz) << log_size,
+                            SYND_CQ_PAS_SHORT, SYND_CQ_PAS_ALIGN);
+    if (status) {
+        return status;
+    }
+    cq = g_new0(VcxCq, 1);
+    if (!vcx_obj_alloc(&s->objs->cqs, cq, &cq->cqn)) {
+        vcx_qbuf_free(&buf);
+        g_free(cq);
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_EXCEED_LIM, SYND_CQ_LIMIT,
+                            "all %u CQs in use", s->objs->cqs.size - 1);
+    }
+    cq->log_size = log_size;
+    cq->cqe_sz = cqe_sz;
+    cq->status = VCX_CQC_STATUS_OK;
+    cq->st = VCX_CQ_STATE_FIRED;
+    cq->oi = vcx_get(cqc, VCX_CQC_OI);
+    cq->period_mode = vcx_get(cqc, VCX_CQC_CQ_PERIOD_MODE);
+    cq->cq_period = vcx_get(cqc, VCX_CQC_CQ_PERIOD);
+    cq->cq_max_count = vcx_get(cqc, VCX_CQC_CQ_MAX_COUNT);
+    cq->uar_page = uar;
+    cq->c_eqn = eqn;
+    cq->dbr_addr = dbr;
+    cq->buf = buf;
+    vcx_set(cmd->out, VCX_CREATE_CQ_OUT_CQN, cq->cqn);
+    trace_vcx_cq_create(cq->cqn, log_size, cqe_sz, eqn, uar);
+    return VCX_CMD_STAT_OK;
+}
+
+static VcxCq *vcx_cq_lookup_cmd(VcxState *s, VcxCmd *cmd, uint32_t cqn, uint8_t *status)
+{
+    VcxCq *cq = vcx_cq_get(s, cqn);
+
+    if (!cq) {
+        *status = vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_CQ_NONE,
+                               "CQ 0x%x does not exist", cqn);
+    }
+    return cq;
+}
+
+void vcx_cq_free(VcxState *s, VcxCq *cq)
+{
+    vcx_obj_remove(&s->objs->cqs, cq->cqn);
+    vcx_qbuf_free(&cq->buf);
+    g_free(cq);
+}
+
+uint8_t vcx_cmd_destroy_cq(VcxState *s, VcxCmd *cmd)
+{
+    uint8_t status = VCX_CMD_STAT_OK;
+    VcxCq *cq = vcx_cq_lookup_cmd(s, cmd, vcx_get(cmd->in, VCX_OBJ_NUMBER), &status);
+
+    if (!cq) {
+        return status;
+    }
+    if (cq->refs) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_CQ_IN_USE,
+                            "CQ 0x%x still used by %u QPs", cq->cqn, cq->refs);
+    }
+    trace_vcx_cq_destroy(cq->cqn);
+    vcx_cq_free(s, cq);
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_query_cq(VcxState *s, VcxCmd *cmd)
+{
+    uint8_t status = VCX_CMD_STAT_OK;
+    VcxCq *cq = vcx_cq_lookup_cmd(s, cmd, vcx_get(cmd->in, VCX_OBJ_NUMBER), &status);
+    uint8_t *cqc = cmd->out + VCX_QUERY_CQ_OUT_CQC_AT;
+    uint32_t ci;
+
+    if (!cq) {
+        return status;
+    }
+    if (vcx_dbr_read(s, cq->dbr_addr, &ci) == MEMTX_OK) {
+        cq->cons = ci & VCX_CQ_COUNTER_MASK;
+    }
+    vcx_set(cqc, VCX_CQC_STATUS, cq->status);
+    vcx_set(cqc, VCX_CQC_CQE_SZ, cq->cqe_sz);
+    vcx_set(cqc, VCX_CQC_OI, cq->oi);
+    vcx_set(cqc, VCX_CQC_CQ_PERIOD_MODE, cq->period_mode);
+    vcx_set(cqc, VCX_CQC_ST, cq->st);
+    vcx_set(cqc, VCX_CQC_PAGE_OFFSET, cq->buf.offset / 64);
+    vcx_set(cqc, VCX_CQC_LOG_CQ_SIZE, cq->log_size);
+    vcx_set(cqc, VCX_CQC_UAR_PAGE, cq->uar_page);
+    vcx_set(cqc, VCX_CQC_CQ_PERIOD, cq->cq_period);
+    vcx_set(cqc, VCX_CQC_CQ_MAX_COUNT, cq->cq_max_count);
+    vcx_set(cqc, VCX_CQC_C_EQN, cq->c_eqn);
+    vcx_set(cqc, VCX_CQC_LOG_PAGE_SIZE, cq->buf.page_shift - VCX_PAGE_SHIFT);
+    vcx_set(cqc, VCX_CQC_LAST_NOTIFIED_INDEX, cq->last_notified);
+    vcx_set(cqc, VCX_CQC_LAST_SOLICIT_INDEX, cq->last_solicit);
+    vcx_set(cqc, VCX_CQC_CONSUMER_COUNTER, cq->cons);
+    vcx_set(cqc, VCX_CQC_PRODUCER_COUNTER, cq->prod);
+    vcx_set64(cqc, VCX_CQC_DBR_ADDR, cq->dbr_addr);
+    vcx_qbuf_query_pas(&cq->buf, cmd->out + VCX_QUERY_CQ_OUT_PAS_AT,
+                       cmd->out_len - VCX_QUERY_CQ_OUT_PAS_AT);
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_modify_cq(VcxState *s, VcxCmd *cmd)
+{
+    uint8_t status = VCX_CMD_STAT_OK;
+    VcxCq *cq = vcx_cq_lookup_cmd(s, cmd, vcx_get(cmd->in, VCX_MODIFY_CQ_IN_CQN), &status);
+    const uint8_t *cqc = cmd->in + VCX_MODIFY_CQ_IN_CQC_AT;
+    uint32_t sel = vcx_get(cmd->in, VCX_MODIFY_CQ_IN_FIELD_SELECT);
+    const uint32_t known = VCX_CQ_MODIFY_PERIOD | VCX_CQ_MODIFY_COUNT |
+                           VCX_CQ_MODIFY_OVERRUN | VCX_CQ_MODIFY_PERIOD_MODE;
+
+    if (!cq) {
+        return status;
+    }
+    if (cmd->op_mod == VCX_MODIFY_CQ_OP_MOD_RESIZE) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_RESIZE,
+                            "CQ resize not supported (cq_resize = 0)");
+    }
+    if (sel & ~known) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_FIELD_SELECT,
+                            "modify_field_select 0x%x: bits 0x%x not supported", sel,
+                            sel & ~known);
+    }
+    if (sel & VCX_CQ_MODIFY_PERIOD) {
+        cq->cq_period = vcx_get(cqc, VCX_CQC_CQ_PERIOD);
+    }
+    if (sel & VCX_CQ_MODIFY_COUNT) {
+        cq->cq_max_count = vcx_get(cqc, VCX_CQC_CQ_MAX_COUNT);
+    }
+    if (sel & VCX_CQ_MODIFY_OVERRUN) {
+        cq->oi = vcx_get(cqc, VCX_CQC_OI);
+    }
+    if (sel & VCX_CQ_MODIFY_PERIOD_MODE) {
+        cq->period_mode = vcx_get(cqc, VCX_CQC_CQ_PERIOD_MODE);
+    }
+    return VCX_CMD_STAT_OK;
+}
+
+/*
+ * Data path
+ */
+
+static void vcx_cq_error(VcxState *s, VcxCq *cq, uint8_t cq_status, uint8_t synd)
+{
+    uint8_t eqe[VCX_EQE_SIZE] = { 0 };
+
+    cq->status = cq_status;
+    vcx_set(eqe, VCX_EQE_CQ_ERR_CQN, cq->cqn);
+    vcx_set(eqe, VCX_EQE_CQ_ERR_SYNDROME, synd);
+    vcx_eq_post_event(s, VCX_EVENT_TYPE_CQ_ERROR, 0, vcx_cptr(eqe, VCX_EQE_DATA),
+                      VCX_EQE_DATA.width / 8);
+}
+
+static void vcx_cq_notify(VcxState *s, VcxCq *cq)
+{
+    uint8_t eqe[VCX_EQE_SIZE] = { 0 };
+
+    cq->st = VCX_CQ_STATE_FIRED;
+    cq->last_notified = cq->prod;
+    vcx_set(eqe, VCX_EQE_COMP_CQN, cq->cqn);
+    trace_vcx_cq_event(cq->cqn, cq->c_eqn);
+    vcx_eq_post_to(s, cq->c_eqn, VCX_EVENT_TYPE_COMP, 0, vcx_cptr(eqe, VCX_EQE_DATA),
+                   VCX_EQE_DATA.width / 8);
+}
+
+bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
+{
+    uint32_t nent = 1u << cq->log_size;
+    uint32_t size = VCX_CQE_SIZE << cq->cqe_sz;
+    uint64_t off = (uint64_t)(cq->prod & (nent - 1)) * size;
+    uint8_t opcode = vcx_cqe_opcode(cqe);
+    bool error = opcode == VCX_CQE_REQ_ERR || opcode == VCX_CQE_RESP_ERR;
+    uint8_t zero[VCX_CQE_SIZE] = { 0 };
+    MemTxResult r = MEMTX_OK;
+    uint32_t ci;
+
+    if (cq->status != VCX_CQC_STATUS_OK) {
+        trace_vcx_dev_err_cqe_dropped(cq->cqn, opcode, "CQ in error");
+        return false;
+    }
+    if (vcx_dbr_read(s, cq->dbr_addr, &ci) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x doorbell record at 0x%" PRIx64
+                      " not readable: CQ goes to error\n", cq->cqn, cq->dbr_addr);
+        trace_vcx_err_cq(cq->cqn, "doorbell record not readable");
+        vcx_cq_error(s, cq, VCX_CQC_STATUS_WRITE_FAIL, VCX_CQ_ERR_SYND_ACCESS_VIOLATION);
+        return false;
+    }
+    cq->cons = ci & VCX_CQ_COUNTER_MASK;
+    if (((cq->prod - cq->cons) & VCX_CQ_COUNTER_MASK) >= nent && !cq->oi) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x overrun (producer 0x%x consumer "
+                      "0x%x, %u entries): CQ goes to error\n", cq->cqn, cq->prod,
+                      cq->cons, nent);
+        trace_vcx_err_cq(cq->cqn, "overrun");
+        vcx_cq_error(s, cq, VCX_CQC_STATUS_OVERFLOW, VCX_CQ_ERR_SYND_OVERRUN);
+        return false;
+    }
+    cqe[VCX_CQE_OP_OWN_BYTE] = vcx_cqe_make_op_own(opcode, VCX_CQE_FORMAT_NORMAL,
+                                                   solicited,
+                                                   vcx_cqe_owner_for(cq->prod,
+                                                                     cq->log_size));
+    /* A 128-byte CQE carries the CQE in its second half; op_own goes out last. */
+    if (cq->cqe_sz) {
+        r = vcx_qbuf_write(s, &cq->buf, off, zero, sizeof(zero));
+    }
+    if (r == MEMTX_OK) {
+        r = vcx_qbuf_write(s, &cq->buf, off + size - VCX_CQE_SIZE, cqe, VCX_CQE_SIZE - 1);
+    }
+    if (r == MEMTX_OK) {
+        smp_wmb();
+        r = vcx_qbuf_write(s, &cq->buf, off + size - 1, cqe + VCX_CQE_OP_OWN_BYTE, 1);
+    }
+    if (r != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x entry %u not writable: CQ goes to "
+                      "error\n", cq->cqn, cq->prod & (nent - 1));
+        trace_vcx_err_cq(cq->cqn, "CQE not writable");
+        vcx_cq_error(s, cq, VCX_CQC_STATUS_WRITE_FAIL, VCX_CQ_ERR_SYND_ACCESS_VIOLATION);
+        return false;
+    }
+    trace_vcx_cqe(cq->cqn, cq->prod, opcode, vcx_get(cqe, VCX_CQE_QPN),
+                  vcx_get(cqe, VCX_CQE_WQE_COUNTER), vcx_get(cqe, VCX_CQE_SYNDROME));
+    cq->prod = (cq->prod + 1) & VCX_CQ_COUNTER_MASK;
+    if (solicited) {
+        cq->last_solicit = cq->prod;
+    }
+    if (cq->st == VCX_CQ_STATE_ARMED ||
+        (cq->st == VCX_CQ_STATE_SOLICITED_ARMED && (solicited || error))) {
+        vcx_cq_notify(s, cq);
+    }
+    return true;
+}
+
+/* UAR offset 0x20: arm word (high dword) and CQN (low dword). */
+void vcx_cq_doorbell(VcxState *s, uint32_t uar, uint64_t value)
+{
+    uint32_t arm = value >> 32;
+    uint32_t cqn = (uint32_t)value & VCX_CQ_COUNTER_MASK;
+    uint32_t cmd = (arm >> 24) & 0xf;
+    VcxCq *cq = vcx_cq_get(s, cqn);
+
+    if (!cq) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ doorbell on UAR %u for CQ 0x%x, which "
+                      "does not exist\n", uar, cqn);
+        trace_vcx_err_cq_doorbell(uar, cqn, "no such CQ");
+        return;
+    }
+    if (cq->uar_page != uar) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ doorbell for CQ 0x%x on UAR %u, but the "
+                      "CQ uses UAR %u: ignored\n", cqn, uar, cq->uar_page);
+        trace_vcx_err_cq_doorbell(uar, cqn, "wrong UAR");
+        return;
+    }
+    if (cmd != VCX_CQ_DB_CMD_NOTIFY && cmd != VCX_CQ_DB_CMD_NOTIFY_SOLICITED) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x doorbell cmd %u unknown: ignored\n",
+                      cqn, cmd);
+        trace_vcx_err_cq_doorbell(uar, cqn, "unknown arm command");
+        return;
+    }
+    cq->arm_sn = (arm >> 28) & 3;
+    cq->cons = arm & VCX_CQ_COUNTER_MASK;
+    cq->st = cmd == VCX_CQ_DB_CMD_NOTIFY ? VCX_CQ_STATE_ARMED
+                                         : VCX_CQ_STATE_SOLICITED_ARMED;
+    trace_vcx_cq_arm(cqn, cq->arm_sn, cmd, cq->cons, cq->prod);
+    if (cq->status == VCX_CQC_STATUS_OK && cmd == VCX_CQ_DB_CMD_NOTIFY &&
+        cq->prod != cq->cons) {
+        vcx_cq_notify(s, cq);
+    }
+}

@@ -1,0 +1,341 @@
+/*
+ * vcx: memory keys (PRM "CREATE_MKEY", "QUERY_MKEY", "DESTROY_MKEY") and the translation
+ * and access checks the transport engine applies to lkeys and rkeys.
+ *
+ * Access modes: PA (the key covers guest physical addresses directly; length64 covers
+ * everything, as the kernel's DMA MR does) and MTT (a list of 2^log_page_size pages; the
+ * IOVA start_addr and the first page share their offset within a page, as the PRM
+ * requires). KLM/KSM, per-page access (pg_access), BSFs, umem and QP-bound keys are
+ * refused with BAD_PARAM: their capability bits are 0. A key created free (umr_en = 1,
+ * free = 1) exists but refuses every access; the UMR WQE that would enable it is not
+ * implemented (the UMR capability bits are 0).
+ *
+ * The key is (mkey_index << 8) | mkey_7_0; a lookup compares both parts.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "hw/pci/pci_device.h"
+#include "vcx-obj.h"
+#include "trace.h"
+
+enum {
+    SYND_MKEY_PG_ACCESS = 1,
+    SYND_MKEY_UMEM,
+    SYND_MKEY_ACCESS_MODE,
+    SYND_MKEY_PD,
+    SYND_MKEY_QPN,
+    SYND_MKEY_BSF,
+    SYND_MKEY_FREE_NO_UMR,
+    SYND_MKEY_LOG_PAGE_SIZE,
+    SYND_MKEY_XLT_SIZE,
+    SYND_MKEY_XLT_SHORT,
+    SYND_MKEY_MTT_ALIGN,
+    SYND_MKEY_LIMIT,
+    SYND_MKEY_NONE,
+    SYND_MKEY_RANGE,
+};
+
+#define VCX_MKEY_MIN_LOG_PAGE   12
+#define VCX_MKEY_MAX_LOG_PAGE   30
+#define VCX_MTT_FLAG_MASK       0x7ull  /* low bits: per-page access flags, ignored */
+
+static uint64_t vcx_mkey_page_mask(const VcxMkey *mk)
+{
+    return (1ull << mk->log_page_size) - 1;
+}
+
+uint8_t vcx_cmd_create_mkey(VcxState *s, VcxCmd *cmd)
+{
+    const uint8_t *mkc = cmd->in + VCX_CREATE_MKEY_IN_MKC_AT;
+    const uint8_t *xlt = cmd->in + VCX_CREATE_MKEY_IN_MTT_AT;
+    uint32_t mode = vcx_get(mkc, VCX_MKC_ACCESS_MODE_4_2) << 2 |
+                    vcx_get(mkc, VCX_MKC_ACCESS_MODE_1_0);
+    uint32_t pdn = vcx_get(mkc, VCX_MKC_PD);
+    uint32_t qpn = vcx_get(mkc, VCX_MKC_QPN);
+    uint32_t lps = vcx_get(mkc, VCX_MKC_LOG_PAGE_SIZE);
+    uint32_t xlt_size = vcx_get(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE);
+    uint32_t xlt_actual = vcx_get(cmd->in, VCX_CREATE_MKEY_IN_XLT_ACTUAL);
+    uint64_t start = vcx_get64(mkc, VCX_MKC_START_ADDR);
+    uint64_t len = vcx_get64(mkc, VCX_MKC_LEN);
+    bool free = vcx_get(mkc, VCX_MKC_FREE);
+    bool umr_en = vcx_get(mkc, VCX_MKC_UMR_EN);
+    VcxPd *pd = vcx_pd_get(s, pdn);
+    uint64_t npages = 0, nmtt = 0;
+    VcxMkey *mk;
+
+    if (vcx_get(cmd->in, VCX_CREATE_MKEY_IN_PG_ACCESS)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_PG_ACCESS,
+                            "pg_access not supported");
+    }
+    if (vcx_get(cmd->in, VCX_CREATE_MKEY_IN_UMEM_VALID)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_UMEM,
+                            "mkey_umem_valid: umem not supported");
+    }
+    if (mode != VCX_MKC_ACCESS_MODE_PA && mode != VCX_MKC_ACCESS_MODE_MTT) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_ACCESS_MODE,
+                            "access_mode %u not supported (PA and MTT are)", mode);
+    }
+    if (!pd) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_PD,
+                            "pd 0x%x not allocated", pdn);
+    }
+    if (qpn != VCX_MKC_QPN_UNBOUND) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_QPN,
+                            "qpn 0x%x: keys bound to a QP not supported", qpn);
+    }
+    if (vcx_get(mkc, VCX_MKC_BSF_EN) || vcx_get(mkc, VCX_MKC_BSF_OCTWORD_SIZE)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_BSF,
+                            "BSF not supported");
+    }
+    if (free && !umr_en) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_FREE_NO_UMR,
+                            "free key without umr_en could never be used");
+    }
+    if (mode == VCX_MKC_ACCESS_MODE_MTT) {
+        if (lps < VCX_MKEY_MIN_LOG_PAGE || lps > VCX_MKEY_MAX_LOG_PAGE) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_LOG_PAGE_SIZE,
+                                "log_page_size %u outside [%u, %u]", lps,
+                                VCX_MKEY_MIN_LOG_PAGE, VCX_MKEY_MAX_LOG_PAGE);
+        }
+        if (vcx_get(mkc, VCX_MKC_LENGTH64)) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_XLT_SIZE,
+                                "length64 needs access_mode PA");
+        }
+        npages = len ? ((start & ((1ull << lps) - 1)) + len + (1ull << lps) - 1) >> lps
+                     : 0;
+        if ((uint64_t)xlt_size * 2 > VCX_MAX_MTT || xlt_actual > xlt_size ||
+            (!free && (uint64_t)xlt_size * 2 < npages)) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_XLT_SIZE,
+                                "translations_octword_size %u (actual %u) for %" PRIu64
+                                " pages, at most %u entries", xlt_size, xlt_actual,
+                                npages, VCX_MAX_MTT);
+        }
+        if (!free && (uint64_t)xlt_actual * 2 < npages) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_XLT_SIZE,
+                                "translations_octword_actual_size %u for %" PRIu64
+                                " pages", xlt_actual, npages);
+        }
+        if (cmd->in_len < VCX_CREATE_MKEY_IN_LEN + (uint64_t)xlt_actual * 16) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_INPUT_LEN, SYND_MKEY_XLT_SHORT,
+                                "%u translation octwords announced, input length %u",
+                                xlt_actual, cmd->in_len);
+        }
+        nmtt = (uint64_t)xlt_actual * 2;
+        for (uint64_t i = 0; i < MIN(nmtt, npages); i++) {
+            uint64_t a = vcx_get64(xlt + i * VCX_MTT_SIZE, VCX_FLD(0, 64)) &
+                         ~VCX_MTT_FLAG_MASK;
+
+            if (a & ((1ull << lps) - 1)) {
+                return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_MTT_ALIGN,
+                                    "MTT entry %" PRIu64 " 0x%" PRIx64 " not aligned "
+                                    "to 2^%u", i, a, lps);
+            }
+        }
+    }
+
+    mk = g_new0(VcxMkey, 1);
+    if (!vcx_obj_alloc(&s->objs->mkeys, mk, &mk->index)) {
+        g_free(mk);
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_EXCEED_LIM, SYND_MKEY_LIMIT,
+                            "all %u MKEYs in use", s->objs->mkeys.size - 1);
+    }
+    mk->key = vcx_get(mkc, VCX_MKC_MKEY_7_0);
+    mk->access_mode = mode;
+    mk->free = free;
+    mk->umr_en = umr_en;
+    mk->lr = vcx_get(mkc, VCX_MKC_LR);
+    mk->lw = vcx_get(mkc, VCX_MKC_LW);
+    mk->rr = vcx_get(mkc, VCX_MKC_RR);
+    mk->rw = vcx_get(mkc, VCX_MKC_RW);
+    mk->a = vcx_get(mkc, VCX_MKC_A);
+    mk->length64 = vcx_get(mkc, VCX_MKC_LENGTH64);
+    mk->en_rinval = vcx_get(mkc, VCX_MKC_EN_RINVAL);
+    mk->qpn = qpn;
+    mk->pdn = pdn;
+    mk->start = start;
+    mk->len = len;
+    mk->log_page_size = mode == VCX_MKC_ACCESS_MODE_MTT ? lps : 0;
+    mk->xlt_octwords = xlt_size;
+    mk->nmtt = nmtt;
+    mk->mtt = g_new(uint64_t, MAX(nmtt, 1));
+    for (uint64_t i = 0; i < nmtt; i++) {
+        mk->mtt[i] = vcx_get64(xlt + i * VCX_MTT_SIZE, VCX_FLD(0, 64)) & ~VCX_MTT_FLAG_MASK;
+    }
+    pd->refs++;
+    vcx_set(cmd->out, VCX_CREATE_MKEY_OUT_MKEY_INDEX, mk->index);
+    trace_vcx_mkey_create(VCX_MKEY(mk->index, mk->key), mode, pdn, start, len, nmtt);
+    return VCX_CMD_STAT_OK;
+}
+
+static VcxMkey *vcx_mkey_lookup_cmd(VcxState *s, VcxCmd *cmd, uint32_t index,
+                                    uint8_t *status)
+{
+    VcxMkey *mk = vcx_obj_get(&s->objs->mkeys, index);
+
+    if (!mk) {
+        *status = vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_MKEY_NONE,
+                               "mkey_index 0x%x does not exist", index);
+    }
+    return mk;
+}
+
+uint8_t vcx_cmd_query_mkey(VcxState *s, VcxCmd *cmd)
+{
+    uint8_t status = VCX_CMD_STAT_OK;
+    VcxMkey *mk = vcx_mkey_lookup_cmd(s, cmd, vcx_get(cmd->in,
+                                                      VCX_QUERY_MKEY_IN_MKEY_INDEX),
+                                      &status);
+    uint8_t *mkc = cmd->out + VCX_QUERY_MKEY_OUT_MKC_AT;
+
+    if (!mk) {
+        return status;
+    }
+    if (vcx_get(cmd->in, VCX_QUERY_MKEY_IN_PG_ACCESS)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_PG_ACCESS,
+                            "pg_access not supported");
+    }
+    vcx_set(mkc, VCX_MKC_FREE, mk->free);
+    vcx_set(mkc, VCX_MKC_ACCESS_MODE_4_2, mk->access_mode >> 2);
+    vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, mk->access_mode & 3);
+    vcx_set(mkc, VCX_MKC_UMR_EN, mk->umr_en);
+    vcx_set(mkc, VCX_MKC_A, mk->a);
+    vcx_set(mkc, VCX_MKC_RW, mk->rw);
+    vcx_set(mkc, VCX_MKC_RR, mk->rr);
+    vcx_set(mkc, VCX_MKC_LW, mk->lw);
+    vcx_set(mkc, VCX_MKC_LR, mk->lr);
+    vcx_set(mkc, VCX_MKC_QPN, mk->qpn);
+    vcx_set(mkc, VCX_MKC_MKEY_7_0, mk->key);
+    vcx_set(mkc, VCX_MKC_LENGTH64, mk->length64);
+    vcx_set(mkc, VCX_MKC_EN_RINVAL, mk->en_rinval);
+    vcx_set(mkc, VCX_MKC_PD, mk->pdn);
+    vcx_set64(mkc, VCX_MKC_START_ADDR, mk->start);
+    vcx_set64(mkc, VCX_MKC_LEN, mk->len);
+    vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, mk->xlt_octwords);
+    vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, mk->log_page_size);
+    for (uint32_t i = 0; i < MIN(mk->nmtt, 4); i++) {
+        vcx_set64(cmd->out + VCX_QUERY_MKEY_OUT_MTT_AT + i * VCX_MTT_SIZE, VCX_FLD(0, 64),
+                  mk->mtt[i]);
+    }
+    return VCX_CMD_STAT_OK;
+}
+
+void vcx_mkey_free(VcxState *s, VcxMkey *mk)
+{
+    VcxPd *pd = vcx_pd_get(s, mk->pdn);
+
+    if (pd) {
+        pd->refs--;
+    }
+    vcx_obj_remove(&s->objs->mkeys, mk->index);
+    g_free(mk->mtt);
+    g_free(mk);
+}
+
+uint8_t vcx_cmd_destroy_mkey(VcxState *s, VcxCmd *cmd)
+{
+    uint8_t status = VCX_CMD_STAT_OK;
+    uint32_t index = vcx_get(cmd->in, VCX_DESTROY_MKEY_IN_MKEY_INDEX);
+    VcxMkey *mk = vcx_mkey_lookup_cmd(s, cmd, index, &status);
+
+    if (!mk) {
+        return status;
+    }
+    trace_vcx_mkey_destroy(VCX_MKEY(mk->index, mk->key));
+    vcx_mkey_free(s, mk);
+    return VCX_CMD_STAT_OK;
+}
+
+/*
+ * Data path: key checks and translation
+ */
+
+/* The key, if it exists, is enabled, belongs to pdn and allows access over [va, va+len). */
+VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
+                        uint64_t va, uint64_t len, uint32_t access, const char **why)
+{
+    VcxMkey *mk = vcx_mkey_get(s, key);
+
+    if (!mk) {
+        *why = "no such key";
+        return NULL;
+    }
+    if (mk->free) {
+        *why = "key is free";
+        return NULL;
+    }
+    if (mk->pdn != pdn) {
+        *why = "key belongs to another PD";
+        return NULL;
+    }
+    if (mk->qpn != VCX_MKC_QPN_UNBOUND && mk->qpn != qpn) {
+        *why = "key bound to another QP";
+        return NULL;
+    }
+    if (((access & VCX_ACC_LOCAL_READ) && !mk->lr) ||
+        ((access & VCX_ACC_LOCAL_WRITE) && !mk->lw) ||
+        ((access & VCX_ACC_REMOTE_READ) && !mk->rr) ||
+        ((access & VCX_ACC_REMOTE_WRITE) && !mk->rw) ||
+        ((access & VCX_ACC_REMOTE_ATOMIC) && !mk->a)) {
+        *why = "access right missing";
+        return NULL;
+    }
+    if (!mk->length64 &&
+        (va < mk->start || len > mk->len || va - mk->start > mk->len - len)) {
+        *why = "range outside the key";
+        return NULL;
+    }
+    if (len && va + len - 1 < va) {
+        *why = "range wraps";
+        return NULL;
+    }
+    return mk;
+}
+
+/* Guest address of va, and how many bytes from there stay contiguous. */
+static bool vcx_mkey_xlate(const VcxMkey *mk, uint64_t va, uint64_t *pa, uint64_t *room)
+{
+    uint64_t rel, idx;
+
+    if (mk->access_mode == VCX_MKC_ACCESS_MODE_PA) {
+        *pa = va;
+        *room = UINT64_MAX;
+        return true;
+    }
+    rel = va - (mk->start & ~vcx_mkey_page_mask(mk));
+    idx = rel >> mk->log_page_size;
+    if (va < (mk->start & ~vcx_mkey_page_mask(mk)) || idx >= mk->nmtt) {
+        return false;
+    }
+    *pa = mk->mtt[idx] + (rel & vcx_mkey_page_mask(mk));
+    *room = (1ull << mk->log_page_size) - (rel & vcx_mkey_page_mask(mk));
+    return true;
+}
+
+/* Read or write len bytes at va through an already checked key. */
+MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32_t len,
+                        bool write)
+{
+    uint8_t *p = buf;
+
+    while (len) {
+        uint64_t pa, room;
+        uint32_t n;
+        MemTxResult r;
+
+        if (!vcx_mkey_xlate(mk, va, &pa, &room)) {
+            return MEMTX_DECODE_ERROR;
+        }
+        n = MIN(len, room);
+        r = write ? pci_dma_write(PCI_DEVICE(s), pa, p, n)
+                  : pci_dma_read(PCI_DEVICE(s), pa, p, n);
+        if (r != MEMTX_OK) {
+            return r;
+        }
+        p += n;
+        va += n;
+        len -= n;
+    }
+    return MEMTX_OK;
+}

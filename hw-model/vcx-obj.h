@@ -1,0 +1,280 @@
+/*
+ * vcx: RDMA objects (PD, MKEY, CQ, QP, SRQ/RMP) and the transport engine, shared by
+ * vcx-obj.c (tables, command table, reset), vcx-pd.c, vcx-mkey.c, vcx-cq.c, vcx-qp.c,
+ * vcx-srq.c and vcx-xport.c.
+ *
+ * Object numbers index fixed-size tables (VcxObjTable); every object that names another
+ * (a QP its CQs, SRQ and PD; an MKEY its PD; ...) holds a reference counted in the
+ * target, so a destroy while in use is refused with BAD_RES_STATE as firmware does.
+ *
+ * Guest queue memory (CQ rings, QP and SRQ buffers) is described by a VcxQBuf: PAS pages
+ * plus an offset; every access goes through vcx_qbuf_read/write, which bound the offset
+ * and split at page boundaries.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef HW_VCX_VCX_OBJ_H
+#define HW_VCX_VCX_OBJ_H
+
+#include "qemu/queue.h"
+#include "vcx-cmd.h"
+#include "vcx/prm-obj.h"
+#include "vcx/prm-wqe.h"
+
+/* Limits reported in the capabilities (vcx-cmd-hca.c uses the same constants). */
+#define VCX_LOG_MAX_PD          16
+#define VCX_LOG_MAX_MKEY        16
+#define VCX_LOG_MAX_CQ          12
+#define VCX_LOG_MAX_CQ_SZ       22
+#define VCX_LOG_MAX_QP          12
+#define VCX_LOG_MAX_QP_SZ       15
+#define VCX_LOG_MAX_SRQ         12
+#define VCX_LOG_MAX_SRQ_SZ      15
+#define VCX_LOG_MAX_MSG         30
+#define VCX_LOG_MAX_RA          4       /* log_max_ra_req_qp / log_max_ra_res_qp */
+#define VCX_MAX_WQE_SZ_SQ       1024    /* bytes: 16 WQEBBs */
+#define VCX_MAX_WQE_SZ_RQ       512     /* bytes: 32 data segments */
+#define VCX_MAX_MTT             (1u << 20)      /* translation entries per MKEY */
+#define VCX_MAX_QUEUE_PAS       (1u << 16)      /* PAS entries per queue */
+#define VCX_FIRST_QPN           8       /* 0 and 1 are the special QPs */
+#define VCX_MAX_SGE             64      /* data segments one WQE can carry */
+
+typedef struct VcxObjTable {
+    void **slot;
+    uint32_t size;              /* numbers 0..size-1 */
+    uint32_t first;             /* lowest number handed out */
+    uint32_t count;
+} VcxObjTable;
+
+/* Guest memory of a queue: PAS pages of 2^page_shift bytes, starting offset bytes in. */
+typedef struct VcxQBuf {
+    uint32_t npas;
+    uint64_t *pas;
+    uint8_t page_shift;
+    uint32_t offset;
+    uint64_t size;              /* bytes of the queue after offset */
+} VcxQBuf;
+
+typedef struct VcxPd {
+    uint32_t pdn;
+    uint32_t refs;              /* MKEYs, QPs and SRQs of this PD */
+} VcxPd;
+
+typedef struct VcxMkey {
+    uint32_t index;
+    uint8_t key;                /* mkey_7_0 */
+    uint8_t access_mode;
+    bool free;
+    bool umr_en;
+    bool lr, lw, rr, rw, a;
+    bool length64;
+    bool en_rinval;
+    uint32_t qpn;
+    uint32_t pdn;
+    uint64_t start;
+    uint64_t len;
+    uint8_t log_page_size;
+    uint32_t xlt_octwords;      /* translations_octword_size */
+    uint32_t nmtt;
+    uint64_t *mtt;
+} VcxMkey;
+
+typedef struct VcxCq {
+    uint32_t cqn;
+    uint8_t log_size;
+    uint8_t cqe_sz;
+    uint8_t status;             /* VCX_CQC_STATUS_* */
+    uint8_t st;                 /* VCX_CQ_STATE_* (armed, solicited armed, fired) */
+    bool oi;
+    uint8_t arm_sn;
+    uint8_t period_mode;
+    uint16_t cq_period;
+    uint16_t cq_max_count;
+    uint32_t uar_page;
+    uint32_t c_eqn;
+    uint64_t dbr_addr;
+    uint32_t prod;              /* 24-bit producer counter */
+    uint32_t cons;              /* last consumer counter seen (doorbell record / arm) */
+    uint32_t last_notified;
+    uint32_t last_solicit;
+    uint32_t refs;              /* QPs using it */
+    VcxQBuf buf;
+} VcxCq;
+
+typedef struct VcxSrq {
+    uint32_t srqn;
+    bool rmp;                   /* created by CREATE_RMP (else CREATE_SRQ) */
+    bool error;
+    uint8_t log_size;
+    uint8_t log_stride;         /* full log2 of the WQE size */
+    uint8_t log_page_size;      /* log2(page size) - 12 */
+    uint8_t page_offset;        /* 64-byte units */
+    bool basic_cyclic;
+    uint32_t pdn;
+    uint32_t xrcd;
+    uint32_t cqn;
+    uint32_t uar_page;
+    uint16_t lwm;               /* 0: limit event disarmed */
+    uint64_t dbr_addr;
+    uint16_t head;              /* index of the next WQE to consume */
+    uint16_t consumed;          /* WQEs consumed, compared with the doorbell record */
+    uint32_t refs;              /* QPs attached */
+    VcxQBuf buf;
+} VcxSrq;
+
+/* One gather or scatter entry, resolved: an MKEY range or inline bytes. */
+typedef struct VcxSge {
+    VcxMkey *mr;                /* NULL: inline bytes at data */
+    const uint8_t *data;
+    uint64_t va;
+    uint32_t len;
+} VcxSge;
+
+typedef struct VcxSgl {
+    uint32_t n;
+    uint64_t total;
+    VcxSge sge[VCX_MAX_SGE];
+} VcxSgl;
+
+typedef struct VcxQp VcxQp;
+
+struct VcxQp {
+    uint32_t qpn;
+    uint8_t qpc[VCX_QPC_SIZE];  /* context as the driver set it (QUERY_QP starts here) */
+    /* decoded from qpc by vcx_qp_decode() */
+    uint8_t st;
+    uint8_t state;
+    uint32_t pdn;
+    uint8_t mtu;
+    uint8_t log_msg_max;
+    uint8_t log_rq_size, log_rq_stride, log_sq_size;
+    bool no_sq;
+    uint8_t rq_type;
+    uint32_t srqn;
+    uint32_t cqn_snd, cqn_rcv;
+    uint32_t uar_page;
+    uint64_t dbr_addr;
+    uint32_t q_key;
+    uint32_t remote_qpn;
+    bool rre, rwe, rae;
+    uint8_t retry_count, rnr_retry, min_rnr_nak;
+    uint8_t log_sra_max, log_rra_max;
+    /* objects held */
+    VcxPd *pd;
+    VcxCq *scq, *rcq;
+    VcxSrq *srq;
+    VcxQBuf buf;
+    uint32_t sq_offset;         /* bytes: the RQ comes first */
+    /* execution state */
+    uint32_t sq_psn;            /* next PSN the requester sends */
+    uint32_t rq_psn;            /* next PSN the responder expects */
+    uint32_t msn;
+    uint16_t sq_ci;             /* next SQ WQEBB to execute */
+    uint16_t sq_pi;             /* last producer counter read */
+    uint16_t rq_ci;             /* RQ WQEs consumed */
+    uint8_t rnr_left;           /* RNR retries left for the WQE at sq_ci */
+    uint8_t retry_left;
+    bool rnr_wait;              /* SQ stalled until the RNR timer fires */
+    bool in_err_flushed;
+    bool kicked;
+    bool in_req;                /* the requester is executing this SQ right now */
+    QTAILQ_ENTRY(VcxQp) run_link;
+    QEMUTimer *rnr_timer;
+    VcxState *s;
+};
+
+typedef struct VcxObjects {
+    VcxObjTable pds, mkeys, cqs, qps, srqs;
+    QTAILQ_HEAD(, VcxQp) runq;  /* QPs with send work to look at */
+    bool running;
+} VcxObjects;
+
+static inline VcxObjects *vcx_objs(VcxState *s)
+{
+    return s->objs;
+}
+
+/* vcx-obj.c: tables, queue buffers, command table, lifecycle */
+void *vcx_obj_get(VcxObjTable *t, uint32_t n);
+bool vcx_obj_alloc(VcxObjTable *t, void *obj, uint32_t *n);
+void vcx_obj_remove(VcxObjTable *t, uint32_t n);
+uint8_t vcx_qbuf_parse(VcxCmd *cmd, VcxQBuf *b, const uint8_t *pas, uint32_t pas_room,
+                       uint8_t log_page_size, uint32_t page_offset, uint64_t size,
+                       uint16_t synd_len, uint16_t synd_align);
+void vcx_qbuf_free(VcxQBuf *b);
+MemTxResult vcx_qbuf_read(VcxState *s, const VcxQBuf *b, uint64_t off, void *buf,
+                          uint32_t len);
+MemTxResult vcx_qbuf_write(VcxState *s, const VcxQBuf *b, uint64_t off, const void *buf,
+                           uint32_t len);
+uint32_t vcx_qbuf_query_pas(const VcxQBuf *b, uint8_t *out, uint32_t room_bytes);
+MemTxResult vcx_dbr_read(VcxState *s, uint64_t addr, uint32_t *val);
+VcxPd *vcx_pd_get(VcxState *s, uint32_t pdn);
+VcxCq *vcx_cq_get(VcxState *s, uint32_t cqn);
+VcxQp *vcx_qp_get(VcxState *s, uint32_t qpn);
+VcxSrq *vcx_srq_get(VcxState *s, uint32_t srqn);
+VcxMkey *vcx_mkey_get(VcxState *s, uint32_t key);
+
+/* vcx-pd.c */
+uint8_t vcx_cmd_alloc_pd(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_dealloc_pd(VcxState *s, VcxCmd *cmd);
+void vcx_pd_free(VcxState *s, VcxPd *pd);
+
+/* vcx-mkey.c */
+uint8_t vcx_cmd_create_mkey(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_query_mkey(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_destroy_mkey(VcxState *s, VcxCmd *cmd);
+void vcx_mkey_free(VcxState *s, VcxMkey *mk);
+/* Access rights asked of an MKEY by the transport engine. */
+#define VCX_ACC_LOCAL_READ      (1u << 0)
+#define VCX_ACC_LOCAL_WRITE     (1u << 1)
+#define VCX_ACC_REMOTE_READ     (1u << 2)
+#define VCX_ACC_REMOTE_WRITE    (1u << 3)
+#define VCX_ACC_REMOTE_ATOMIC   (1u << 4)
+VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
+                        uint64_t va, uint64_t len, uint32_t access, const char **why);
+MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32_t len,
+                        bool write);
+
+/* vcx-cq.c */
+uint8_t vcx_cmd_create_cq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_destroy_cq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_query_cq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_modify_cq(VcxState *s, VcxCmd *cmd);
+void vcx_cq_free(VcxState *s, VcxCq *cq);
+void vcx_cq_doorbell(VcxState *s, uint32_t uar, uint64_t value);
+/* Write one 64-byte CQE (owner bit and op_own filled here); false if it was dropped. */
+bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited);
+
+/* vcx-qp.c */
+uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_modify_qp(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_2err_qp(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_2rst_qp(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_query_qp(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_destroy_qp(VcxState *s, VcxCmd *cmd);
+void vcx_qp_free(VcxState *s, VcxQp *qp);
+void vcx_qp_to_err(VcxState *s, VcxQp *qp);
+
+/* vcx-srq.c */
+uint8_t vcx_cmd_create_srq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_destroy_srq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_query_srq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_arm_rq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_create_rmp(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_modify_rmp(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_query_rmp(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_destroy_rmp(VcxState *s, VcxCmd *cmd);
+void vcx_srq_free(VcxState *s, VcxSrq *srq);
+/* Take the next WQE of an SRQ: 1 taken, 0 none posted, -1 SRQ in error. */
+int vcx_srq_pop(VcxState *s, VcxSrq *srq, uint8_t *wqe, uint16_t *index);
+void vcx_qp_srq_event(VcxState *s, uint8_t type, uint32_t number, uint8_t queue_type);
+
+/* vcx-xport.c: transport engine */
+void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t value,
+                           unsigned size);
+void vcx_xport_kick(VcxState *s, VcxQp *qp);
+void vcx_xport_flush(VcxState *s, VcxQp *qp);
+void vcx_xport_qp_init(VcxState *s, VcxQp *qp);
+void vcx_xport_qp_fini(VcxState *s, VcxQp *qp);
+
+#endif /* HW_VCX_VCX_OBJ_H */

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""RC data path over loopback: SEND/SEND_IMM into an SRQ shared by two QPs (multi-SGE
+scatter, wqe_counter = SRQ index, srqn), RDMA WRITE (inline and gathered), WRITE_IMM,
+READ, ATOMIC_FA/CS, rkey violations (remote access error, QP to ERR, flush CQEs), RNR
+with rnr_retry and the RNR timer, RNR retry exhaustion, malformed WQEs (bad DS count,
+opcode, lkey), responder length error, CQ arming and completion events. CQEs are
+checked byte by byte; payloads at their destination."""
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vcx_qtest import Tap, get, run_isolated  # noqa: E402
+from vcx_verbs import (Verbs, cqe_fields, dseg, inline, raddr, atomic,  # noqa: E402
+                       OP, P)
+
+t = Tap()
+SEND, SEND_IMM, WRITE, WRITE_IMM, READ, CS, FA = 0x0a, 0x0b, 0x08, 0x09, 0x10, 0x11, 0x12
+
+
+def f(e, *names):
+    c = cqe_fields(e)
+    return tuple(c[n] for n in names)
+
+
+def pair(v, pd, cq, srq=None, **kw):
+    a = v.create_qp("RC", pd, cq, cq)
+    b = v.create_qp("RC", pd, cq, cq, srq=srq)
+    v.connect(a, b.qpn, **kw)
+    v.connect(b, a.qpn, **kw)
+    return a, b
+
+
+def srq_send(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x10000)
+    key = v.create_mkey(pd, buf, 0x10000)
+    scq, rcq = v.create_cq(), v.create_cq()
+    srq = v.create_srq(pd, log_size=3, stride=64)
+    a = v.create_qp("RC", pd, scq, scq)
+    b = v.create_qp("RC", pd, rcq, rcq, srq=srq)
+    c = v.create_qp("RC", pd, scq, scq)
+    d = v.create_qp("RC", pd, rcq, rcq, srq=srq)
+    for x, y in ((a, b), (b, a), (c, d), (d, c)):
+        v.connect(x, y.qpn)
+    msg1 = bytes(range(20))
+    msg2 = b"second message through the SRQ"
+    v.qt.memwrite(buf, msg1)
+    v.qt.memwrite(buf + 0x100, msg2)
+    i0 = srq.post([(buf + 0x1000, 8, key), (buf + 0x2000, 64, key)])
+    i1 = srq.post([(buf + 0x3000, 64, key)])
+    t.eq((i0, i1), (0, 1), "SRQ WQEs posted at indices 0 and 1 (linked list)")
+    a.post_send(SEND, dseg(buf, 20, key))
+    c.post_send(SEND_IMM, dseg(buf + 0x100, len(msg2), key), imm=0xdeadbeef, ce=False)
+    r = rcq.poll_all()
+    t.eq(len(r), 2, "two responder CQEs")
+    t.eq(f(r[0], "opcode", "owner", "byte_cnt", "srqn", "qpn", "wqe_counter", "syndrome"),
+         (2, 0, 20, srq.srqn, b.qpn, 0, 0),
+         "SEND CQE: RESP_SEND, owner 0, byte_cnt 20, srqn, qpn of b, SRQ WQE 0")
+    t.eq(f(r[1], "opcode", "byte_cnt", "imm", "srqn", "qpn", "wqe_counter"),
+         (3, len(msg2), 0xdeadbeef, srq.srqn, d.qpn, 1),
+         "SEND_IMM CQE: RESP_SEND_IMM, byte_cnt, immediate, srqn, qpn of d, SRQ WQE 1")
+    t.eq(r[0][0x18:0x1c], struct.pack(">I", a.qpn), "flags_rqpn carries the source QPN")
+    t.eq((v.qt.memread(buf + 0x1000, 8), v.qt.memread(buf + 0x2000, 12)),
+         (msg1[:8], msg1[8:]), "payload scattered over two SGEs: 8 + 12 bytes")
+    t.eq(v.qt.memread(buf + 0x3000, len(msg2)), msg2, "second payload in SRQ WQE 1's buffer")
+    s = scq.poll_all()
+    t.eq(len(s), 1, "one requester CQE: the unsignaled SEND_IMM made none")
+    t.eq(f(s[0], "opcode", "sop", "qpn", "wqe_counter", "owner"), (0, SEND, a.qpn, 0, 0),
+         "requester CQE: REQ, WQE opcode SEND, qpn, wqe_counter 0, owner 0")
+    r = v.cmd("QUERY_SRQ", out_len=0x110, fields=[(P["VCX_OBJ_NUMBER"], srq.srqn)])
+    t.eq(r.status, 0, "QUERY_SRQ still OK after consumption")
+    r = v.query_qp(a)
+    t.eq((struct.unpack_from(">I", r.out, 0x18 + 0x78)[0] & 0xffffff,
+          struct.unpack_from(">H", r.out, 0x18 + 0xb4)[0]),
+         (0x101, 1), "QUERY_QP: next_send_psn advanced by one packet, hw SQ counter 1")
+    return pd, buf, key
+
+
+def rdma(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x10000)
+    key = v.create_mkey(pd, buf, 0x10000)
+    cq = v.create_cq()
+    a, b = pair(v, pd, cq)
+    v.qt.memwrite(buf + 0x4000, b"A" * 16)
+    a.post_send(WRITE, raddr(buf + 0x5000, key) + inline(b"inline write!"))
+    t.eq(v.qt.memread(buf + 0x5000, 13), b"inline write!", "RDMA WRITE with inline data lands")
+    a.post_send(WRITE, raddr(buf + 0x5100, key) + dseg(buf + 0x4000, 16, key))
+    t.eq(v.qt.memread(buf + 0x5100, 16), b"A" * 16, "RDMA WRITE gathered from an lkey lands")
+    v.qt.memwrite(buf + 0x6000, b"remote bytes to read")
+    a.post_send(READ, raddr(buf + 0x6000, key) + dseg(buf + 0x7000, 20, key))
+    t.eq(v.qt.memread(buf + 0x7000, 20), b"remote bytes to read", "RDMA READ result")
+    v.qt.memwrite(buf + 0x8000, struct.pack("<Q", 100))
+    a.post_send(FA, raddr(buf + 0x8000, key) + atomic(5) + dseg(buf + 0x8100, 8, key))
+    a.post_send(CS, raddr(buf + 0x8000, key) + atomic(7, 105) + dseg(buf + 0x8108, 8, key))
+    a.post_send(CS, raddr(buf + 0x8000, key) + atomic(9, 1) + dseg(buf + 0x8110, 8, key))
+    t.eq(struct.unpack("<QQQQ", v.qt.memread(buf + 0x8100, 24) + v.qt.memread(buf + 0x8000, 8)),
+         (100, 105, 7, 7), "FA +5 returns 100; CS(105->7) returns 105; failing CS returns 7")
+    b.post_recv([(buf + 0x9000, 64, key)])
+    a.post_send(WRITE_IMM, raddr(buf + 0x9100, key) + inline(b"wimm"), imm=0x01020304)
+    s = cq.poll_all()
+    t.eq([f(e, "opcode", "sop", "wqe_counter") for e in s if cqe_fields(e)["qpn"] == a.qpn],
+         [(0, WRITE, 0), (0, WRITE, 1), (0, READ, 2), (0, FA, 3), (0, CS, 4), (0, CS, 5),
+          (0, WRITE_IMM, 6)],
+         "requester CQEs: opcodes and wqe_counters in WQEBB units")
+    rd = [cqe_fields(e) for e in s if cqe_fields(e)["sop"] in (READ, FA)]
+    t.eq([x["byte_cnt"] for x in rd], [20, 8], "byte_cnt: 20 for the READ, 8 for the atomic")
+    resp = [e for e in s if cqe_fields(e)["qpn"] == b.qpn]
+    t.eq([f(e, "opcode", "imm", "byte_cnt", "wqe_counter") for e in resp],
+         [(1, 0x01020304, 4, 0)], "WRITE_IMM responder CQE: RESP_WR_IMM, imm, byte_cnt 4")
+    t.eq(v.qt.memread(buf + 0x9100, 4), b"wimm", "WRITE_IMM payload at the remote address")
+    # rkey violation
+    ro = v.create_mkey(pd, buf + 0xa000, 0x1000, access="lr lw rr", key=0x33)
+    a.post_send(WRITE, raddr(buf + 0xa000, ro) + inline(b"nope"))
+    a.post_send(SEND, inline(b"x"))
+    a.post_send(SEND, inline(b"y"), ce=False)
+    s = cq.poll_all()
+    t.eq([f(e, "opcode", "syndrome", "sop", "wqe_counter", "qpn") for e in s
+          if cqe_fields(e)["qpn"] == a.qpn],
+         [(0xd, 0x13, WRITE, 7, a.qpn), (0xd, 0x05, SEND, 8, a.qpn),
+          (0xd, 0x05, SEND, 9, a.qpn)],
+         "write to a key without rw: REQ_ERR remote access (0x13), then flush CQEs (0x05) "
+         "for the next WQEs, signaled or not")
+    t.eq(v.qt.memread(buf + 0xa000, 4), bytes(4), "nothing written through the read-only key")
+    t.eq((v.qp_state(a), v.qp_state(b)), (6, 6), "requester and responder QPs in ERR")
+    a.post_send(SEND, inline(b"z"))
+    t.eq([f(e, "opcode", "syndrome", "wqe_counter") for e in cq.poll_all()],
+         [(0xd, 0x05, 10)], "a WQE posted to a QP in ERR is flushed")
+    # bad rkey (no such key) on a fresh pair
+    a, b = pair(v, pd, cq)
+    a.post_send(READ, raddr(buf, 0x77700) + dseg(buf + 0x7000, 8, key))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()], [(0xd, 0x13, READ)],
+         "READ with an rkey that does not exist: remote access error")
+
+
+def rnr(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    key = v.create_mkey(pd, buf, 0x4000)
+    cq = v.create_cq()
+    a, b = pair(v, pd, cq, rnr_retry=3, min_rnr=1)
+    v.qt.memwrite(buf, b"after the RNR")
+    a.post_send(SEND, dseg(buf, 13, key))
+    t.eq(cq.poll_all(), [], "SEND without a receive WQE: no CQE (RNR NAK, SQ stalled)")
+    v.qt.clock_step(15000)
+    t.eq(cq.poll_all(), [], "RNR retry after 10 us: still no receive WQE, no CQE")
+    r = v.query_qp(a)
+    t.eq(get(r.out, P["VCX_QPC_CUR_RNR_RETRY"], 0x18), 1,
+         "QUERY_QP cur_rnr_retry counts down: 1 left after two RNR NAKs")
+    b.post_recv([(buf + 0x1000, 64, key)])
+    v.qt.clock_step(15000)
+    got = [f(e, "opcode", "qpn", "byte_cnt") for e in cq.poll_all()]
+    t.eq(sorted(got), sorted([(2, b.qpn, 13), (0, a.qpn, 13)]),
+         "after a receive is posted the retry succeeds: responder and requester CQEs")
+    t.eq(v.qt.memread(buf + 0x1000, 13), b"after the RNR", "payload delivered")
+    a2, b2 = pair(v, pd, cq, rnr_retry=1, min_rnr=1)
+    a2.post_send(SEND, dseg(buf, 4, key))
+    v.qt.clock_step(15000)
+    t.eq([f(e, "opcode", "syndrome", "qpn") for e in cq.poll_all()], [(0xd, 0x16, a2.qpn)],
+         "rnr_retry 1 exhausted: REQ_ERR RNR retry exceeded (0x16)")
+    t.eq(v.qp_state(a2), 6, "QP in ERR after RNR retry exhaustion")
+    a3, b3 = pair(v, pd, cq, rnr_retry=7, min_rnr=1)
+    a3.post_send(SEND, dseg(buf, 4, key))
+    for _ in range(20):
+        v.qt.clock_step(15000)
+    t.eq(cq.poll_all(), [], "rnr_retry 7: 20 RNR rounds and still waiting, never dropped")
+    b3.post_recv([(buf + 0x2000, 16, key)])
+    v.qt.clock_step(15000)
+    t.eq(sorted(f(e, "opcode", "qpn") for e in cq.poll_all()), sorted([(2, b3.qpn), (0, a3.qpn)]),
+         "rnr_retry 7: completes once a receive is posted")
+
+
+def malformed(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    key = v.create_mkey(pd, buf, 0x4000)
+    cq = v.create_cq()
+    a, b = pair(v, pd, cq)
+    a.post_send(SEND, dseg(buf, 4, key), ds=0, ring=False)
+    a.post_send(SEND, dseg(buf, 4, key), ring=False)
+    a.post_send(SEND, dseg(buf, 4, key))
+    t.eq([f(e, "opcode", "syndrome", "sop", "wqe_counter") for e in cq.poll_all()],
+         [(0xd, 0x02, SEND, 0), (0xd, 0x05, SEND, 1), (0xd, 0x05, SEND, 2)],
+         "DS count 0: local QP operation error (0x02), the rest flushed (0x05)")
+    t.eq(v.qp_state(a), 6, "QP with a malformed WQE is in ERR")
+    a, b = pair(v, pd, cq)
+    a.post_send(0x25, dseg(buf, 4, key))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()], [(0xd, 0x02, 0x25)],
+         "UMR opcode (not implemented): local QP operation error")
+    a, b = pair(v, pd, cq)
+    a.post_send(SEND, dseg(buf, 4, key ^ 0x100))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x04)],
+         "SEND with an lkey that does not exist: local protection error (0x04)")
+    a, b = pair(v, pd, cq)
+    a.post_send(SEND, dseg(buf + 0x3ff0, 0x20, key))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x04)],
+         "SEND gathering past the end of the key: local protection error")
+    a, b = pair(v, pd, cq)
+    b.post_recv([(buf + 0x1000, 4, key)])
+    b.post_recv([(buf + 0x1100, 64, key)])
+    a.post_send(SEND, dseg(buf, 16, key))
+    got = sorted(f(e, "qpn", "opcode", "syndrome", "wqe_counter") for e in cq.poll_all())
+    t.eq(got, sorted([(a.qpn, 0xd, 0x12, 0), (b.qpn, 0xe, 0x01, 0), (b.qpn, 0xe, 0x05, 1)]),
+         "16 bytes into a 4-byte receive: responder local length error (0x01) and its other "
+         "receive flushed; requester remote invalid request (0x12)")
+    a, b = pair(v, pd, cq)
+    a.post_send(SEND, dseg(buf, 4, key), raw=bytes(16 + 16), ring=False)
+    t.ok(v.qt.alive(), "QEMU alive after malformed WQEs")
+
+
+def arming(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    key = v.create_mkey(pd, buf, 0x4000)
+    scq, rcq = v.create_cq(), v.create_cq()
+    a = v.create_qp("RC", pd, scq, scq)
+    b = v.create_qp("RC", pd, rcq, rcq)
+    v.connect(a, b.qpn)
+    v.connect(b, a.qpn)
+    v.events(comp=True)
+    for _ in range(3):
+        b.post_recv([(buf + 0x1000, 64, key)])
+    a.post_send(SEND, dseg(buf, 4, key), ce=False)
+    t.eq(v.events(comp=True), [], "unarmed CQ: no completion EQE")
+    rcq.poll_all()
+    rcq.arm()
+    a.post_send(SEND, dseg(buf, 4, key), ce=False)
+    ev = v.events(comp=True)
+    t.eq([(ty, struct.unpack_from(">I", e, 0x38)[0] & 0xffffff) for ty, e in ev],
+         [(0, rcq.cqn)], "armed CQ: one completion EQE (type 0) with the CQN")
+    a.post_send(SEND, dseg(buf, 4, key), ce=False)
+    t.eq(v.events(comp=True), [], "fired CQ: no second EQE until re-armed")
+    rcq.poll_all()
+    rcq.arm(solicited=True)
+    for _ in range(3):
+        b.post_recv([(buf + 0x1000, 64, key)])
+    a.post_send(SEND, dseg(buf, 4, key), ce=False)
+    t.eq(v.events(comp=True), [], "solicited-only arm: unsolicited CQE raises no EQE")
+    a.post_send(SEND, dseg(buf, 4, key), ce=False, se=True)
+    t.eq(len(v.events(comp=True)), 1, "solicited-only arm: solicited CQE raises one EQE")
+    e = rcq.poll_all()
+    t.eq([cqe_fields(x)["se"] for x in e], [0, 1], "op_own SE bit follows the solicited flag")
+    rcq.arm()
+    t.eq(len(v.events(comp=True)), 0, "arm with nothing past ci: no EQE")
+    a.post_send(SEND, dseg(buf, 4, key), ce=False)
+    t.eq(len(v.events(comp=True)), 1, "armed: the next CQE raises one EQE")
+    rcq.arm()
+    t.eq(len(v.events(comp=True)), 1, "re-arm with an unconsumed CQE past ci: the EQE at once")
+
+
+def overrun(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x1000)
+    key = v.create_mkey(pd, buf, 0x1000)
+    cq = v.create_cq(log_size=1)
+    a = v.create_qp("RC", pd, cq, cq, log_sq=3)
+    b = v.create_qp("RC", pd, cq, cq, log_sq=3)
+    v.connect(a, b.qpn)
+    v.connect(b, a.qpn)
+    v.events()
+    for _ in range(3):
+        a.post_send(0x00, b"")       # NOP, signaled
+    ev = v.events()
+    t.eq([(ty, struct.unpack_from(">I", e, 0x20)[0] & 0xffffff, e[0x2b]) for ty, e in ev],
+         [(0x04, cq.cqn, 1)], "third CQE into a 2-entry CQ: CQ error event (0x04), overrun")
+    r = v.cmd("QUERY_CQ", out_len=0x110, fields=[(P["VCX_OBJ_NUMBER"], cq.cqn)])
+    t.eq(r.out[0x10] >> 4, 9, "QUERY_CQ status: overflow (9)")
+    t.eq([cqe_fields(cq.entry(i))["wqe_counter"] for i in range(2)], [0, 1],
+         "the two CQEs in the ring are intact")
+
+
+def self_loop(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    key = v.create_mkey(pd, buf, 0x4000)
+    cq = v.create_cq()
+    a = v.create_qp("RC", pd, cq, cq)
+    v.connect(a, a.qpn)
+    v.qt.memwrite(buf, b"to myself")
+    a.post_recv([(buf + 0x1000, 64, key)])
+    a.post_send(SEND, dseg(buf, 9, key))
+    t.eq(sorted(f(e, "opcode", "qpn", "byte_cnt") for e in cq.poll_all()),
+         sorted([(0, a.qpn, 9), (2, a.qpn, 9)]), "RC QP connected to itself: send and receive")
+    a.post_send(WRITE, raddr(buf, 0x12345) + inline(b"x"), ring=False)
+    a.post_send(SEND, inline(b"y"), ring=False)
+    a.post_send(SEND, inline(b"z"))
+    t.eq([f(e, "opcode", "syndrome", "wqe_counter") for e in cq.poll_all()],
+         [(0xd, 0x13, 1), (0xd, 0x05, 2), (0xd, 0x05, 3)],
+         "self-connected QP, bad rkey: one error CQE, then one flush CQE per WQE")
+
+
+def no_rq(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x1000)
+    key = v.create_mkey(pd, buf, 0x1000)
+    cq = v.create_cq()
+    a = v.create_qp("RC", pd, cq, cq)
+    b = v.create_qp("RC", pd, cq, None, zero_rq=True)
+    v.connect(a, b.qpn)
+    v.connect(b, a.qpn)
+    a.post_send(WRITE, raddr(buf + 0x100, key) + inline(b"ok"))
+    a.post_send(SEND, inline(b"no"))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()],
+         [(0, 0, WRITE), (0xd, 0x12, SEND)],
+         "QP without a receive queue: RDMA WRITE works, SEND gets remote invalid request")
+    t.eq(v.qp_state(b), 3, "the receive-less responder stays in RTS")
+
+
+def retry_and_inval(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    key = v.create_mkey(pd, buf, 0x4000)
+    cq = v.create_cq()
+    a = v.create_qp("RC", pd, cq, cq)
+    v.connect(a, 0xfff)
+    a.post_send(SEND, inline(b"nobody"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x15)],
+         "RC SEND to a QPN that does not exist: transport retry exceeded (0x15)")
+    a, b = pair(v, pd, cq)
+    v.cmd("2RST_QP", fields=[(P["VCX_OBJ_NUMBER"], b.qpn)])
+    a.post_send(SEND, inline(b"reset"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x15)],
+         "RC SEND to a QP in RST: transport retry exceeded (0x15)")
+    a, b = pair(v, pd, cq)
+    target = v.create_mkey(pd, buf + 0x2000, 0x1000, key=0x77, umr_en=True)
+    b.post_recv([(buf + 0x1000, 64, key)])
+    a.post_send(0x01, inline(b"inv"), imm=target)
+    got = {cqe_fields(e)["qpn"]: e for e in cq.poll_all()}
+    t.eq(f(got[b.qpn], "opcode", "imm", "byte_cnt"), (4, target, 3),
+         "SEND_INV: RESP_SEND_INV CQE carrying the invalidated key")
+    t.eq(f(got[a.qpn], "opcode", "sop"), (0, 0x01), "SEND_INV requester CQE")
+    a.post_send(WRITE, raddr(buf + 0x2000, target) + inline(b"x"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "the invalidated key refuses remote access afterwards")
+
+
+def main():
+    v = Verbs()
+    try:
+        for name, fn in (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr),
+                         ("malformed", malformed), ("arming", arming), ("overrun", overrun),
+                         ("self_loop", self_loop), ("no_rq", no_rq),
+                         ("retry_and_inval", retry_and_inval)):
+            run_isolated(t, name, lambda fn=fn: fn(v))
+        t.ok(v.qt.alive(), "QEMU alive at the end")
+    finally:
+        v.close()
+    t.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,476 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Verbs-level helpers over vcx_qtest: PD, MKEY, CQ, QP, SRQ/RMP objects built from guest
+RAM buffers with the PRM commands, WQE writers, doorbells and CQE/EQE readers.
+
+Layouts come from include/vcx/prm-obj.h and prm-wqe.h (as vcx_qtest reads prm-cmd.h);
+the tests still compare CQE and EQE bytes with literal values."""
+import os
+import re
+import struct
+
+from vcx_qtest import H, ROOT, BAR0, EQ_BASE, Fld, Vcx, get, put, bswap32  # noqa: F401
+
+
+def _load(names):
+    defs = dict(H)
+    for name in names:
+        text = open(os.path.join(ROOT, "include", "vcx", name)).read()
+        for m in re.finditer(r"^#define\s+(VCX_\w+)\s+(.+?)\s*(?:/\*.*)?$", text, re.M):
+            key, val = m.group(1), m.group(2).strip()
+            f = re.fullmatch(r"VCX_FLD\((0x[0-9a-fA-F]+|\d+),\s*(0x[0-9a-fA-F]+|\d+)\)", val)
+            if f:
+                defs[key] = Fld(int(f.group(1), 0), int(f.group(2), 0))
+                continue
+            expr = re.sub(r"\b(0x[0-9a-fA-F]+|\d+)u\b", r"\1", val)
+            try:
+                defs[key] = int(eval(expr, {}, dict((k, v) for k, v in defs.items()
+                                                    if isinstance(v, int))))
+            except Exception:
+                pass
+    return defs
+
+
+P = _load(["prm-obj.h", "prm-wqe.h"])
+OP = {k[len("VCX_CMD_OP_"):]: v for k, v in P.items() if k.startswith("VCX_CMD_OP_")}
+
+# Guest memory map of the verbs tests (512 MiB guest; vcx_qtest uses below 0x10000000).
+CQ_BASE = 0x10000000
+QP_BASE = 0x11000000
+SRQ_BASE = 0x12000000
+DBR_BASE = 0x13000000
+DATA_BASE = 0x14000000
+ASYNC_EQ = EQ_BASE            # EQ 0: async events
+COMP_EQ = EQ_BASE + 0x10000   # EQ 1: completion events
+ASYNC_EVENTS = ((1 << 0x04) | (1 << 0x05) | (1 << 0x10) | (1 << 0x11) | (1 << 0x12) |
+                (1 << 0x13) | (1 << 0x14))
+
+ST = {"RC": 0, "UC": 1, "UD": 2}
+QP_STATE = {"RST": 0, "INIT": 1, "RTR": 2, "RTS": 3, "ERR": 6}
+
+
+def bswap64(v):
+    return struct.unpack("<Q", struct.pack(">Q", v))[0]
+
+
+class Cq:
+    def __init__(self, dev, cqn, base, log_size, dbr, uar, cqe_sz=0):
+        self.dev, self.cqn, self.base, self.log_size = dev, cqn, base, log_size
+        self.dbr, self.uar, self.ci, self.cqe_sz = dbr, uar, 0, cqe_sz
+
+    def entry(self, index):
+        size = 64 << self.cqe_sz
+        off = (index & ((1 << self.log_size) - 1)) * size + size - 64
+        return self.dev.qt.memread(self.base + off, 64)
+
+    def poll(self):
+        """The next CQE owned by software, or None; consumes it and updates set_ci."""
+        e = self.entry(self.ci)
+        own = e[0x3f]
+        if (own >> 4) == 0xf or (own & 1) != ((self.ci >> self.log_size) & 1):
+            return None
+        self.ci += 1
+        self.dev.qt.memwrite(self.dbr, struct.pack(">I", self.ci & 0xffffff))
+        return e
+
+    def poll_all(self, limit=64):
+        out = []
+        for _ in range(limit):
+            e = self.poll()
+            if e is None:
+                break
+            out.append(e)
+        return out
+
+    def arm(self, solicited=False, sn=0):
+        word = (sn & 3) << 28 | (1 if solicited else 0) << 24 | (self.ci & 0xffffff)
+        self.dev.qt.writeq(BAR0 + self.uar * 4096 + 0x20, bswap64(word << 32 | self.cqn))
+
+
+class Qp:
+    def __init__(self, dev, qpn, st, base, dbr, log_sq, log_rq, rq_stride, uar, srq):
+        self.dev, self.qpn, self.st, self.base, self.dbr = dev, qpn, st, base, dbr
+        self.log_sq, self.log_rq, self.rq_stride, self.uar, self.srq = (
+            log_sq, log_rq, rq_stride, uar, srq)
+        self.rq_bytes = 0 if srq or log_rq is None else rq_stride << log_rq
+        self.sq_pi = 0
+        self.rq_pi = 0
+        self.bf = 0
+
+    def sq_addr(self, index):
+        return self.base + self.rq_bytes + (index & ((1 << self.log_sq) - 1)) * 64
+
+    def write_wqe(self, wqe, index=None):
+        index = self.sq_pi if index is None else index
+        for i in range(0, len(wqe), 64):
+            self.dev.qt.memwrite(self.sq_addr(index + i // 64), wqe[i:i + 64])
+
+    def ring(self, ctrl8):
+        self.dev.qt.memwrite(self.dbr + 4, struct.pack(">I", self.sq_pi & 0xffff))
+        off = 0x800 + self.bf * 0x100
+        self.bf ^= 1
+        self.dev.qt.writeq(BAR0 + self.uar * 4096 + off,
+                           bswap64(struct.unpack(">Q", ctrl8)[0]))
+
+    def post_send(self, opcode, segs=b"", ce=True, imm=0, se=False, ring=True,
+                  ds=None, raw=None):
+        """Build and post one WQE: control segment + segs (bytes). Returns its index."""
+        body = bytes(segs)
+        nds = (16 + len(body)) // 16 if ds is None else ds
+        wqe = bytearray(16 + len(body))
+        fm = (P["VCX_WQE_CE_CQE"] if ce else 0) | (P["VCX_WQE_SE_SOLICITED"] if se else 0)
+        struct.pack_into(">IIBBBBI", wqe, 0, (self.sq_pi & 0xffff) << 8 | opcode,
+                         self.qpn << 8 | (nds & 0x3f), 0, 0, 0, fm, imm)
+        wqe[16:] = body
+        if raw is not None:
+            wqe = bytearray(raw)
+        wqe += bytes((-len(wqe)) % 64)
+        index = self.sq_pi
+        self.write_wqe(wqe)
+        self.sq_pi += max(1, (max(nds, 1) * 16 + 63) // 64) if raw is None else len(wqe) // 64
+        if ring:
+            self.ring(bytes(wqe[:8]))
+        return index
+
+    def post_recv(self, sges, stride_sges=None):
+        n = self.rq_stride // 16
+        wqe = bytearray(self.rq_stride)
+        for i, (addr, length, lkey) in enumerate(sges):
+            struct.pack_into(">IIQ", wqe, 16 * i, length, lkey, addr)
+        if len(sges) < n:
+            struct.pack_into(">IIQ", wqe, 16 * len(sges), 0, 0x100, 0)
+        idx = self.rq_pi & ((1 << self.log_rq) - 1)
+        self.dev.qt.memwrite(self.base + idx * self.rq_stride, wqe)
+        self.rq_pi += 1
+        self.dev.qt.memwrite(self.dbr, struct.pack(">I", self.rq_pi & 0xffff))
+
+
+class Srq:
+    def __init__(self, dev, srqn, base, log_size, stride, dbr, rmp):
+        self.dev, self.srqn, self.base, self.log_size = dev, srqn, base, log_size
+        self.stride, self.dbr, self.rmp = stride, dbr, rmp
+        self.head = 0
+        self.counter = 0
+        n = 1 << log_size
+        for i in range(n):          # linked list as libmlx5 builds it: i -> i + 1
+            self.dev.qt.memwrite(base + i * stride, struct.pack(">HH", 0, (i + 1) % n))
+
+    def post(self, sges, ring=True):
+        """Fill the WQE at head; returns its index."""
+        idx = self.head
+        addr = self.base + idx * self.stride
+        nxt = struct.unpack(">H", self.dev.qt.memread(addr + 2, 2))[0]
+        body = bytearray(self.stride - 16)
+        for i, (a, length, lkey) in enumerate(sges):
+            struct.pack_into(">IIQ", body, 16 * i, length, lkey, a)
+        if len(sges) < len(body) // 16:
+            struct.pack_into(">IIQ", body, 16 * len(sges), 0, 0x100, 0)
+        self.dev.qt.memwrite(addr + 16, body)
+        self.head = nxt
+        self.counter += 1
+        if ring:
+            self.dev.qt.memwrite(self.dbr, struct.pack(">I", self.counter & 0xffff))
+        return idx
+
+
+class Verbs:
+    """An HCA brought up with one UAR, an async EQ (0) and a completion EQ (1)."""
+
+    def __init__(self, issi=1, **kw):
+        self.d = Vcx(**kw)
+        self.qt = self.d.qt
+        self.d.bring_up(issi=issi)
+        self.uar = self.d.alloc_uar()
+        r = self.d.create_eq(self.uar, ASYNC_EVENTS, log_size=6, intr=1, base=ASYNC_EQ)
+        assert r.status == 0, "async EQ: status 0x%x" % r.status
+        self.async_eqn = r.f(H["VCX_CREATE_EQ_OUT_EQN"])
+        r = self.d.create_eq(self.uar, 0, log_size=6, intr=2, base=COMP_EQ)
+        assert r.status == 0
+        self.comp_eqn = r.f(H["VCX_CREATE_EQ_OUT_EQN"])
+        self.async_ci = 0
+        self.comp_ci = 0
+        self.next_cq = CQ_BASE
+        self.next_qp = QP_BASE
+        self.next_srq = SRQ_BASE
+        self.next_dbr = DBR_BASE
+        self.next_data = DATA_BASE
+
+    def close(self):
+        self.qt.close()
+
+    # memory -------------------------------------------------------------------------------
+    def alloc(self, size, align=4096):
+        a = (self.next_data + align - 1) & ~(align - 1)
+        self.next_data = a + size
+        return a
+
+    def dbr(self):
+        a = self.next_dbr
+        self.next_dbr += 64
+        self.qt.memwrite(a, bytes(8))
+        return a
+
+    # events -------------------------------------------------------------------------------
+    def events(self, comp=False):
+        """New EQEs of the async (or completion) EQ as (type, data bytes 0x20..0x3b)."""
+        base = COMP_EQ if comp else ASYNC_EQ
+        out = []
+        for _ in range(64):
+            ci = self.comp_ci if comp else self.async_ci
+            e = self.d.eqe(base, ci % 64)
+            if (e[0x3f] & 1) != ((ci >> 6) & 1):
+                break
+            out.append((e[1], e))
+            if comp:
+                self.comp_ci += 1
+            else:
+                self.async_ci += 1
+        return out
+
+    # commands -----------------------------------------------------------------------------
+    def cmd(self, op, in_len=16, out_len=16, fields=(), payload=None, op_mod=0):
+        return self.d.exec(OP[op], op_mod=op_mod, in_len=in_len, out_len=out_len,
+                           fields=fields, payload=payload)
+
+    def alloc_pd(self):
+        r = self.cmd("ALLOC_PD")
+        assert r.status == 0, "ALLOC_PD 0x%x" % r.status
+        return r.f(P["VCX_ALLOC_PD_OUT_PD"])
+
+    def mkc(self, pd, start, length, access="lr lw rr rw a", mode=1, key=0x5a,
+            log_page=12, xlt=None, free=False, umr_en=False, length64=False):
+        m = bytearray(64)
+        put(m, P["VCX_MKC_ACCESS_MODE_1_0"], mode & 3)
+        put(m, P["VCX_MKC_ACCESS_MODE_4_2"], mode >> 2)
+        for a in access.split():
+            put(m, P["VCX_MKC_" + a.upper()], 1)
+        put(m, P["VCX_MKC_FREE"], int(free))
+        put(m, P["VCX_MKC_UMR_EN"], int(umr_en))
+        put(m, P["VCX_MKC_LENGTH64"], int(length64))
+        put(m, P["VCX_MKC_QPN"], 0xffffff)
+        put(m, P["VCX_MKC_MKEY_7_0"], key)
+        put(m, P["VCX_MKC_PD"], pd)
+        put(m, P["VCX_MKC_START_ADDR"], start)
+        put(m, P["VCX_MKC_LEN"], length)
+        if mode == 1:
+            put(m, P["VCX_MKC_LOG_PAGE_SIZE"], log_page)
+            npages = ((start & ((1 << log_page) - 1)) + length + (1 << log_page) - 1) >> log_page
+            put(m, P["VCX_MKC_TRANSLATIONS_OCTWORD_SIZE"],
+                (npages + 1) // 2 if xlt is None else xlt)
+        return m
+
+    def create_mkey(self, pd, start, length, access="lr lw rr rw a", key=0x5a, pages=None,
+                    mode=1, xlt_actual=None, raw_status=False, **kw):
+        """MTT key over guest-physical [start, start+length) mapped 1:1 (IOVA = address)
+        unless pages (list of page addresses) is given."""
+        m = self.mkc(pd, start, length, access, mode, key, **kw)
+        mtt = b""
+        if mode == 1:
+            lp = kw.get("log_page", 12)
+            base = start & ~((1 << lp) - 1)
+            npages = ((start - base) + length + (1 << lp) - 1) >> lp
+            pages = pages if pages is not None else [base + (i << lp) for i in range(npages)]
+            mtt = b"".join(struct.pack(">Q", p) for p in pages)
+            if len(pages) % 2:
+                mtt += bytes(8)
+        act = len(mtt) // 16 if xlt_actual is None else xlt_actual
+        r = self.cmd("CREATE_MKEY", in_len=0x110 + len(mtt),
+                     fields=[(P["VCX_CREATE_MKEY_IN_XLT_ACTUAL"], act)],
+                     payload={0x10: m, 0x110: mtt})
+        if raw_status:
+            return r
+        assert r.status == 0, "CREATE_MKEY status 0x%x syndrome 0x%x" % (r.status, r.syndrome)
+        return r.f(P["VCX_CREATE_MKEY_OUT_MKEY_INDEX"]) << 8 | key
+
+    def create_cq(self, log_size=6, eqn=None, cqe_sz=0, raw=None, npas=None):
+        size = (64 << cqe_sz) << log_size
+        base = self.next_cq
+        self.next_cq += max(size, 4096) + 0x1000
+        if size <= (1 << 20):       # refused giant CQs are never initialised
+            ring = bytearray(size)
+            for i in range(1 << log_size):
+                ring[i * (64 << cqe_sz) + (64 << cqe_sz) - 1] = 0xf0
+            self.qt.memwrite(base, ring)
+        elif npas is None:
+            npas = 1
+        dbr = self.dbr()
+        cqc = bytearray(64)
+        put(cqc, P["VCX_CQC_LOG_CQ_SIZE"], log_size)
+        put(cqc, P["VCX_CQC_CQE_SZ"], cqe_sz)
+        put(cqc, P["VCX_CQC_UAR_PAGE"], self.uar)
+        put(cqc, P["VCX_CQC_C_EQN"], self.comp_eqn if eqn is None else eqn)
+        put(cqc, P["VCX_CQC_DBR_ADDR"], dbr)
+        if raw:
+            raw(cqc)
+        n = max(1, -(-size // 4096)) if npas is None else npas
+        pas = b"".join(struct.pack(">Q", base + i * 4096) for i in range(n))
+        r = self.cmd("CREATE_CQ", in_len=0x110 + len(pas), payload={0x10: cqc, 0x110: pas})
+        if r.status:
+            return r
+        return Cq(self.d, r.f(P["VCX_CREATE_CQ_OUT_CQN"]), base, log_size, dbr, self.uar,
+                  cqe_sz)
+
+    def qpc(self, st, pd, scq, rcq, log_sq=4, log_rq=4, rq_stride=64, srq=None,
+            dbr=0, zero_rq=False):
+        c = bytearray(P["VCX_QPC_SIZE"])
+        put(c, P["VCX_QPC_ST"], ST[st])
+        put(c, P["VCX_QPC_PM_STATE"], 3)
+        put(c, P["VCX_QPC_PD"], pd)
+        put(c, P["VCX_QPC_UAR_PAGE"], self.uar)
+        put(c, P["VCX_QPC_LOG_SQ_SIZE"], log_sq)
+        if srq is not None:
+            put(c, P["VCX_QPC_RQ_TYPE"], 1)
+            put(c, P["VCX_QPC_SRQN_RMPN_XRQN"], srq.srqn)
+        elif zero_rq:
+            put(c, P["VCX_QPC_RQ_TYPE"], 3)
+        else:
+            put(c, P["VCX_QPC_LOG_RQ_SIZE"], log_rq)
+            put(c, P["VCX_QPC_LOG_RQ_STRIDE"], (rq_stride // 16).bit_length() - 1)
+        put(c, P["VCX_QPC_CQN_SND"], scq.cqn if scq else 0)
+        put(c, P["VCX_QPC_CQN_RCV"], rcq.cqn if rcq else 0)
+        put(c, P["VCX_QPC_DBR_ADDR"], dbr)
+        return c
+
+    def create_qp(self, st, pd, scq, rcq, log_sq=4, log_rq=4, rq_stride=64, srq=None,
+                  raw=None, zero_rq=False):
+        dbr = self.dbr()
+        c = self.qpc(st, pd, scq, rcq, log_sq, log_rq, rq_stride, srq, dbr, zero_rq)
+        if raw:
+            raw(c)
+        rq_bytes = 0 if (srq is not None or zero_rq) else rq_stride << log_rq
+        size = rq_bytes + (64 << log_sq)
+        base = self.next_qp
+        self.next_qp += max(size, 4096) + 0x1000
+        self.qt.memset(base, size, 0)
+        n = max(1, -(-size // 4096))
+        pas = b"".join(struct.pack(">Q", base + i * 4096) for i in range(n))
+        r = self.cmd("CREATE_QP", in_len=0x110 + len(pas), payload={0x18: c, 0x110: pas})
+        if r.status:
+            return r
+        return Qp(self.d, r.f(P["VCX_CREATE_QP_OUT_QPN"]), st, base, dbr, log_sq,
+                  None if (srq is not None or zero_rq) else log_rq, rq_stride, self.uar, srq)
+
+    def modify(self, op, qp, fields=(), ads=(), mask=0):
+        c = bytearray(P["VCX_QPC_SIZE"])
+        for f, v in fields:
+            put(c, P["VCX_QPC_" + f.upper()], v)
+        for f, v in ads:
+            put(c, P["VCX_ADS_" + f.upper()], v, P["VCX_QPC_PRI_PATH_AT"])
+        return self.cmd(op, in_len=0x110, fields=[(P["VCX_MODIFY_QP_IN_QPN"], qp.qpn),
+                                                  (P["VCX_QP_IN_OPT_PARAM_MASK"], mask)],
+                        payload={0x18: c})
+
+    def connect(self, qp, remote_qpn=0, qkey=0x11111111, rnr_retry=7, retry=7,
+                min_rnr=1, access=(1, 1, 1), psn=0x100, rpsn=0x100):
+        """RST -> INIT -> RTR -> RTS as mlx5_ib does it for RC/UC/UD."""
+        ud = qp.st == "UD"
+        f = [("q_key", qkey)] if ud else []
+        if qp.st == "RC":
+            f += [("rre", access[0]), ("rwe", access[1]), ("rae", access[2])]
+        elif qp.st == "UC":
+            f += [("rwe", access[1])]
+        r = self.modify("RST2INIT_QP", qp, f, ads=[("vhca_port_num", 1)])
+        assert r.status == 0, "RST2INIT 0x%x 0x%x" % (r.status, r.syndrome)
+        f = [("mtu", 3), ("log_msg_max", 30)]
+        if not ud:
+            f += [("remote_qpn", remote_qpn), ("next_rcv_psn", rpsn)]
+        if qp.st == "RC":
+            f += [("log_rra_max", 2), ("min_rnr_nak", min_rnr)]
+        r = self.modify("INIT2RTR_QP", qp, f, ads=[("vhca_port_num", 1), ("hop_limit", 64)])
+        assert r.status == 0, "INIT2RTR 0x%x 0x%x" % (r.status, r.syndrome)
+        f = [("next_send_psn", psn)]
+        if qp.st == "RC":
+            f += [("retry_count", retry), ("rnr_retry", rnr_retry), ("log_sra_max", 2)]
+        r = self.modify("RTR2RTS_QP", qp, f, ads=[("ack_timeout", 14)])
+        assert r.status == 0, "RTR2RTS 0x%x 0x%x" % (r.status, r.syndrome)
+
+    def query_qp(self, qp):
+        r = self.cmd("QUERY_QP", out_len=0x110, fields=[(P["VCX_OBJ_NUMBER"], qp.qpn)])
+        return r
+
+    def qp_state(self, qp):
+        return get(self.query_qp(qp).out, P["VCX_QPC_STATE"], 0x18)
+
+    def create_srq(self, pd, log_size=3, stride=64, lwm=0, rmp=False, raw=None):
+        size = stride << log_size
+        base = self.next_srq
+        self.next_srq += max(size, 4096) + 0x1000
+        self.qt.memset(base, size, 0)
+        dbr = self.dbr()
+        n = max(1, -(-size // 4096))
+        pas = b"".join(struct.pack(">Q", base + i * 4096) for i in range(n))
+        lstride = stride.bit_length() - 1
+        if rmp:
+            rmpc = bytearray(0x30 + 0xc0)
+            put(rmpc, P["VCX_RMPC_STATE"], 1)
+            w = 0x30
+            put(rmpc, P["VCX_WQ_WQ_TYPE"], 0, w)
+            put(rmpc, P["VCX_WQ_LWM"], lwm, w)
+            put(rmpc, P["VCX_WQ_PD"], pd, w)
+            put(rmpc, P["VCX_WQ_DBR_ADDR"], dbr, w)
+            put(rmpc, P["VCX_WQ_LOG_WQ_STRIDE"], lstride, w)
+            put(rmpc, P["VCX_WQ_LOG_WQ_SZ"], log_size, w)
+            if raw:
+                raw(rmpc)
+            r = self.cmd("CREATE_RMP", in_len=0x110 + len(pas),
+                         payload={0x20: rmpc, 0x110: pas})
+        else:
+            c = bytearray(64)
+            put(c, P["VCX_SRQC_LOG_SRQ_SIZE"], log_size)
+            put(c, P["VCX_SRQC_LOG_RQ_STRIDE"], lstride - 4)
+            put(c, P["VCX_SRQC_PD"], pd)
+            put(c, P["VCX_SRQC_LWM"], lwm)
+            put(c, P["VCX_SRQC_DBR_ADDR"], dbr)
+            if raw:
+                raw(c)
+            r = self.cmd("CREATE_SRQ", in_len=0x110 + len(pas), payload={0x10: c, 0x110: pas})
+        if r.status:
+            return r
+        return Srq(self.d, r.f(P["VCX_OBJ_NUMBER"]), base, log_size, stride, dbr, rmp)
+
+
+# WQE segment builders ----------------------------------------------------------------------
+
+def dseg(addr, length, lkey):
+    return struct.pack(">IIQ", length, lkey, addr)
+
+
+def inline(data):
+    seg = struct.pack(">I", 0x80000000 | len(data)) + bytes(data)
+    return seg + bytes((-len(seg)) % 16)
+
+
+def raddr(va, rkey):
+    return struct.pack(">QII", va, rkey, 0)
+
+
+def atomic(swap_add, compare=0):
+    return struct.pack(">QQ", swap_add, compare)
+
+
+def av(dqpn, qkey, rgid=None, hop_limit=64):
+    a = bytearray(48)
+    struct.pack_into(">I", a, 0, qkey)
+    struct.pack_into(">I", a, 8, 0x80000000 | dqpn)
+    a[0x1b] = hop_limit
+    struct.pack_into(">I", a, 0x1c, 1 << 30)
+    a[0x20:0x30] = rgid or (bytes(10) + b"\xff\xff" + bytes([10, 0, 0, 1]))
+    return bytes(a)
+
+
+def cqe_fields(e):
+    """The CQE fields the tests check, by name."""
+    return {
+        "opcode": e[0x3f] >> 4,
+        "owner": e[0x3f] & 1,
+        "se": (e[0x3f] >> 1) & 1,
+        "syndrome": e[0x37],
+        "vendor": e[0x36],
+        "byte_cnt": struct.unpack_from(">I", e, 0x2c)[0],
+        "imm": struct.unpack_from(">I", e, 0x24)[0],
+        "srqn": struct.unpack_from(">I", e, 0x20)[0] & 0xffffff,
+        "flags_rqpn": struct.unpack_from(">I", e, 0x18)[0],
+        "sop": e[0x38],
+        "qpn": struct.unpack_from(">I", e, 0x38)[0] & 0xffffff,
+        "wqe_counter": struct.unpack_from(">H", e, 0x3c)[0],
+    }
