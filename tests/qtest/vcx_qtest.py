@@ -43,9 +43,10 @@ class Fld:
         return self.bit // 8
 
 
-def _load_header_defines():
-    defs = {}
-    for name in ("prm-iseg.h", "prm-cmd.h"):
+def load_header_defines(names, base=None):
+    """#define VCX_* values and VCX_FLD fields of include/vcx/<names>, on top of base."""
+    defs = dict(base or {})
+    for name in names:
         text = open(os.path.join(ROOT, "include", "vcx", name)).read()
         for m in re.finditer(r"^#define\s+(VCX_\w+)\s+(.+?)\s*(?:/\*.*)?$", text, re.M):
             key, val = m.group(1), m.group(2).strip()
@@ -62,7 +63,7 @@ def _load_header_defines():
     return defs
 
 
-H = _load_header_defines()
+H = load_header_defines(("prm-iseg.h", "prm-cmd.h"))
 
 
 def get(buf, f, off=0):

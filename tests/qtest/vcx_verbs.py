@@ -5,33 +5,13 @@ RAM buffers with the PRM commands, WQE writers, doorbells and CQE/EQE readers.
 
 Layouts come from include/vcx/prm-obj.h and prm-wqe.h (as vcx_qtest reads prm-cmd.h);
 the tests still compare CQE and EQE bytes with literal values."""
-import os
-import re
 import struct
 
 from vcx_qtest import H, ROOT, BAR0, EQ_BASE, Fld, Vcx, get, put, bswap32  # noqa: F401
+from vcx_qtest import load_header_defines
 
 
-def _load(names):
-    defs = dict(H)
-    for name in names:
-        text = open(os.path.join(ROOT, "include", "vcx", name)).read()
-        for m in re.finditer(r"^#define\s+(VCX_\w+)\s+(.+?)\s*(?:/\*.*)?$", text, re.M):
-            key, val = m.group(1), m.group(2).strip()
-            f = re.fullmatch(r"VCX_FLD\((0x[0-9a-fA-F]+|\d+),\s*(0x[0-9a-fA-F]+|\d+)\)", val)
-            if f:
-                defs[key] = Fld(int(f.group(1), 0), int(f.group(2), 0))
-                continue
-            expr = re.sub(r"\b(0x[0-9a-fA-F]+|\d+)u\b", r"\1", val)
-            try:
-                defs[key] = int(eval(expr, {}, dict((k, v) for k, v in defs.items()
-                                                    if isinstance(v, int))))
-            except Exception:
-                pass
-    return defs
-
-
-P = _load(["prm-obj.h", "prm-wqe.h"])
+P = load_header_defines(["prm-obj.h", "prm-wqe.h"], base=H)
 OP = {k[len("VCX_CMD_OP_"):]: v for k, v in P.items() if k.startswith("VCX_CMD_OP_")}
 
 # Guest memory map of the verbs tests (512 MiB guest; vcx_qtest uses below 0x10000000).
