@@ -6,12 +6,15 @@
  * INITIALIZED --TEARDOWN_HCA--> ENABLED --DISABLE_HCA--> DISABLED. The command table in
  * vcx-cmdq.c says in which states each command is accepted (BAD_SYS_STATE otherwise).
  *
- * Capabilities: the device reports two pages, GENERAL (type 0) and ROCE (type 4). Every
- * other capability type is refused with BAD_PARAM rather than answered with a zeroed
- * page: Linux only asks for a type when a GENERAL bit announces it, and all such bits are
- * 0, so a query for another type is a driver bug worth reporting. Values describe only
- * what the device implements (the RDMA object limits come from vcx-obj.h); features that
- * are not there (XRC, UMR, atomics capability page, DC, ...) report 0. SET_HCA_CAP
+ * Capabilities: the device reports three pages, GENERAL (type 0), ATOMIC (type 3, GENERAL
+ * atomic = 1) and ROCE (type 4). Every other capability type is refused with BAD_PARAM
+ * rather than answered with a zeroed page: Linux only asks for a type when a GENERAL bit
+ * announces it, and all such bits are 0, so a query for another type is a driver bug
+ * worth reporting. Values describe only what the device implements (the RDMA object
+ * limits come from vcx-obj.h); features that are not there (XRC, UMR, masked atomics, DC,
+ * ...) report 0. ATOMIC: 8-byte compare-swap and fetch-add on RC QPs, in big-endian
+ * (mode 0, the PRM default) or host byte order (mode 1, which the driver selects with
+ * SET_HCA_CAP; MAX reports 1 as the highest mode accepted). SET_HCA_CAP
  * changes only the fields listed in vcx_cap_settable, each bounded by its MAX value; the
  * driver sends a modified copy of CUR, so other fields are read-only and left as they
  * are.
@@ -71,6 +74,7 @@ typedef struct VcxCapValue {
 
 #define GEN(f, m, c)  { VCX_CAP_SLOT_GENERAL, VCX_CAP_GEN_##f, (m), (c) }
 #define ROCE(f, m, c) { VCX_CAP_SLOT_ROCE, VCX_CAP_ROCE_##f, (m), (c) }
+#define ATOM(f, m, c) { VCX_CAP_SLOT_ATOMIC, VCX_CAP_ATOMIC_##f, (m), (c) }
 
 /* Every non-zero capability the device reports; all other fields are 0. */
 static const VcxCapValue vcx_cap_values[] = {
@@ -85,7 +89,7 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(CMDIF_CHECKSUM, VCX_CAP_CMDIF_CHECKSUM_ENABLED, VCX_CAP_CMDIF_CHECKSUM_DISABLED),
     GEN(LOG_PG_SZ, VCX_PAGE_SHIFT, VCX_PAGE_SHIFT),
     GEN(NUM_OF_UARS_PER_PAGE, 1, 1),
-    /* RDMA objects and transport (vcx-obj.h); atomic = 0: no ATOMIC cap page yet */
+    /* RDMA objects and transport (vcx-obj.h) */
     GEN(LOG_MAX_PD, VCX_LOG_MAX_PD, VCX_LOG_MAX_PD),
     GEN(LOG_MAX_MKEY, VCX_LOG_MAX_MKEY, VCX_LOG_MAX_MKEY),
     GEN(LOG_MAX_CQ, VCX_LOG_MAX_CQ, VCX_LOG_MAX_CQ),
@@ -105,12 +109,20 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(RC, 1, 1),
     GEN(UC, 1, 1),
     GEN(UD, 1, 1),
+    GEN(ATOMIC, 1, 1),
+    /* what vcx-xport.c executes: 8-byte CS and FA on RC QPs, no DC */
+    ATOM(REQ_8B_ENDIANNESS_MODE, VCX_ATOMIC_REQ_MODE_HOST, VCX_ATOMIC_REQ_MODE_BE),
+    ATOM(SUPPORTED_REQ_8B_ENDIANNESS_MODE_1, 1, 1),
+    ATOM(OPERATIONS, VCX_ATOMIC_OP_CMP_SWAP | VCX_ATOMIC_OP_FETCH_ADD,
+         VCX_ATOMIC_OP_CMP_SWAP | VCX_ATOMIC_OP_FETCH_ADD),
+    ATOM(SIZE_QP, VCX_ATOMIC_SIZE_8B, VCX_ATOMIC_SIZE_8B),
     ROCE(L3_TYPE, VCX_ROCE_L3_TYPE_IPV4 | VCX_ROCE_L3_TYPE_IPV6,
          VCX_ROCE_L3_TYPE_IPV4 | VCX_ROCE_L3_TYPE_IPV6),
     ROCE(VERSION, VCX_ROCE_VERSION_2, VCX_ROCE_VERSION_2),
     ROCE(R_ROCE_DEST_UDP_PORT, VCX_ROCE_V2_UDP_DPORT, VCX_ROCE_V2_UDP_DPORT),
     ROCE(R_ROCE_MAX_SRC_UDP_PORT, 0xffff, 0xffff),
     ROCE(R_ROCE_MIN_SRC_UDP_PORT, 0xc000, 0xc000),
+    ROCE(ADDRESS_TABLE_SIZE, VCX_GID_TABLE_SIZE, VCX_GID_TABLE_SIZE),
 };
 
 typedef struct VcxCapSettable {
@@ -121,6 +133,7 @@ typedef struct VcxCapSettable {
 
 #define SET_GEN(f)  { VCX_CAP_SLOT_GENERAL, #f, VCX_CAP_GEN_##f }
 #define SET_ROCE(f) { VCX_CAP_SLOT_ROCE, #f, VCX_CAP_ROCE_##f }
+#define SET_ATOM(f) { VCX_CAP_SLOT_ATOMIC, #f, VCX_CAP_ATOMIC_##f }
 
 /* Fields SET_HCA_CAP may change, each to at most its MAX value. */
 static const VcxCapSettable vcx_cap_settable[] = {
@@ -136,12 +149,15 @@ static const VcxCapSettable vcx_cap_settable[] = {
     SET_GEN(NUM_VHCA_PORTS),
     SET_ROCE(SW_R_ROCE_SRC_UDP_PORT),
     SET_ROCE(QP_TS_FORMAT),
+    SET_ATOM(REQ_8B_ENDIANNESS_MODE),
 };
 
 #undef GEN
 #undef ROCE
+#undef ATOM
 #undef SET_GEN
 #undef SET_ROCE
+#undef SET_ATOM
 
 /* MAX pages are fixed; CUR pages return to their defaults at every reset. */
 void vcx_caps_init(VcxState *s)
@@ -165,9 +181,26 @@ static bool vcx_cap_slot(uint16_t type, VcxCapSlot *slot)
     case VCX_HCA_CAP_TYPE_ROCE:
         *slot = VCX_CAP_SLOT_ROCE;
         return true;
+    case VCX_HCA_CAP_TYPE_ATOMIC:
+        *slot = VCX_CAP_SLOT_ATOMIC;
+        return true;
     default:
         return false;
     }
+}
+
+/*
+ * Byte order of the 8-byte values an atomic reads and writes (the responder's memory and
+ * the original value returned to the requester): big-endian in mode 0; in mode 1 the
+ * host's order, little-endian unless the HOST_ENDIANNESS register says big-endian.
+ */
+bool vcx_atomic_big_endian(VcxState *s)
+{
+    if (vcx_get(s->cap_cur[VCX_CAP_SLOT_ATOMIC], VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE) ==
+        VCX_ATOMIC_REQ_MODE_BE) {
+        return true;
+    }
+    return s->port.host_endianness == VCX_HOST_ENDIANNESS_BIG;
 }
 
 /* Both cap commands address this function only (no VFs, no embedded CPU functions). */
@@ -249,7 +282,9 @@ uint8_t vcx_cmd_set_hca_cap(VcxState *s, VcxCmd *cmd)
         }
     }
     trace_vcx_cap_set(type, vcx_get(s->cap_cur[VCX_CAP_SLOT_GENERAL],
-                                    VCX_CAP_GEN_CMDIF_CHECKSUM));
+                                    VCX_CAP_GEN_CMDIF_CHECKSUM),
+                      vcx_get(s->cap_cur[VCX_CAP_SLOT_ATOMIC],
+                              VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE));
     return VCX_CMD_STAT_OK;
 }
 
@@ -303,6 +338,7 @@ uint8_t vcx_cmd_disable_hca(VcxState *s, VcxCmd *cmd)
     s->issi = 0;
     s->pages.runtime_request = 0;
     vcx_caps_init(s);
+    vcx_gid_reset(s);
     vcx_hca_set_state(s, VCX_HCA_DISABLED);
     return VCX_CMD_STAT_OK;
 }

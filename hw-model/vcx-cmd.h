@@ -85,6 +85,10 @@ uint8_t vcx_cmd_query_vport_state(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_query_nic_vport_context(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_modify_nic_vport_context(VcxState *s, VcxCmd *cmd);
 
+/* vcx-roce.c */
+uint8_t vcx_cmd_query_roce_address(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_set_roce_address(VcxState *s, VcxCmd *cmd);
+
 /* vcx-uar.c */
 uint8_t vcx_cmd_alloc_uar(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_dealloc_uar(VcxState *s, VcxCmd *cmd);

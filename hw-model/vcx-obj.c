@@ -327,6 +327,28 @@ uint32_t vcx_obj_count(VcxState *s)
                o->srqs.count : 0;
 }
 
+/* The kind of object, if any, created on UAR page uar (DEALLOC_UAR refuses then). */
+VcxUarUser vcx_obj_uar_user(VcxState *s, uint32_t uar)
+{
+    VcxObjects *o = s->objs;
+
+    for (uint32_t n = 0; o && n < o->cqs.size; n++) {
+        VcxCq *cq = o->cqs.slot[n];
+
+        if (cq && cq->uar_page == uar) {
+            return VCX_UAR_USER_CQ;
+        }
+    }
+    for (uint32_t n = 0; o && n < o->qps.size; n++) {
+        VcxQp *qp = o->qps.slot[n];
+
+        if (qp && qp->uar_page == uar) {
+            return VCX_UAR_USER_QP;
+        }
+    }
+    return VCX_UAR_USER_NONE;
+}
+
 /* UAR doorbells of RDMA objects: the CQ doorbell and the BlueFlame registers. */
 bool vcx_obj_uar_write(VcxState *s, uint32_t uar, uint32_t offset, uint64_t data,
                        unsigned size)

@@ -48,6 +48,7 @@ enum {
     SYND_QP_RA_MAX,
     SYND_QP_PORT,
     SYND_QP_PKEY,
+    SYND_QP_SRC_ADDR_INDEX,
 };
 
 #define QPS(x)          (1u << VCX_QP_STATE_##x)
@@ -432,6 +433,16 @@ uint8_t vcx_cmd_modify_qp(VcxState *s, VcxCmd *cmd)
     status = vcx_qp_validate(cmd, staged, tr->t);
     if (status) {
         return status;
+    }
+    /* An RC/UC path applied here must name a valid RoCE address (GID table entry). */
+    if ((qp->st == VCX_QP_ST_RC || qp->st == VCX_QP_ST_UC) &&
+        (tr->t == T_INIT2RTR || (mask & VCX_QP_OPTPAR_PRIMARY_ADDR_PATH))) {
+        uint32_t sidx = vcx_get(staged + VCX_QPC_PRI_PATH_AT, VCX_ADS_SRC_ADDR_INDEX);
+
+        if (!vcx_gid_entry(s, sidx)) {
+            return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_SRC_ADDR_INDEX,
+                                "src_addr_index %u names no RoCE address", sidx);
+        }
     }
     memcpy(qp->qpc, staged, sizeof(staged));
     vcx_qp_decode(qp);

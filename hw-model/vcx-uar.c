@@ -7,9 +7,10 @@
  * not allocated are guest errors and are dropped, as are reads (which return 0: doorbell
  * registers are write-only).
  *
- * Offsets decoded on an allocated page: 0x40 and 0x48, the EQ doorbells (vcx-eq.c).
- * The CQ doorbell (0x20) and the BlueFlame registers (0x800..) belong to objects the
- * device does not implement yet; writes there are logged as unimplemented.
+ * Offsets decoded on an allocated page: 0x40 and 0x48, the EQ doorbells (vcx-eq.c); the
+ * CQ doorbell (0x20) and the send doorbell / BlueFlame registers (0x800..) go to the
+ * object layer (vcx_obj_uar_write). DEALLOC_UAR refuses a page an EQ, CQ or QP was
+ * created on, as firmware keeps a reference for each.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -24,6 +25,8 @@ enum {
     SYND_UAR_RANGE,
     SYND_UAR_FREE,
     SYND_UAR_IN_USE,
+    SYND_UAR_IN_USE_CQ,
+    SYND_UAR_IN_USE_QP,
 };
 
 void vcx_uar_init(VcxState *s)
@@ -79,6 +82,17 @@ uint8_t vcx_cmd_dealloc_uar(VcxState *s, VcxCmd *cmd)
     if (vcx_eq_uar_in_use(s, index)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_UAR_IN_USE,
                             "UAR %u still used by an EQ", index);
+    }
+    /* Firmware keeps a reference for every CQ and QP created on the page. */
+    switch (vcx_obj_uar_user(s, index)) {
+    case VCX_UAR_USER_CQ:
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_UAR_IN_USE_CQ,
+                            "UAR %u still used by a CQ", index);
+    case VCX_UAR_USER_QP:
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_UAR_IN_USE_QP,
+                            "UAR %u still used by a QP", index);
+    default:
+        break;
     }
     clear_bit(index, s->uars);
     s->num_uars--;

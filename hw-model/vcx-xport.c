@@ -31,8 +31,13 @@
  * responder drops (no such QP, QP not ready) fails at once with TRANSPORT_RETRY_EXC_ERR
  * instead of after retry_count timeouts.
  *
- * Atomics operate on 8 naturally aligned bytes in host (little-endian) byte order; the
- * original value is returned the same way.
+ * Atomics operate on 8 naturally aligned bytes in the byte order the driver chose with
+ * the ATOMIC capability atomic_req_8B_endianness_mode (vcx_atomic_big_endian(): 0
+ * big-endian, the default; 1 host order); the original value is returned the same way.
+ *
+ * Source GIDs come from the RoCE address table (vcx-roce.c): a UD WQE's address vector
+ * names its entry by sgid_index (an empty entry fails the WQE with a local QP operation
+ * error); RC/UC use the path's src_addr_index, checked when the path was applied.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -483,6 +488,7 @@ static void vcx_resp_receive(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
     case IB_OP_FETCH_ADD: {
         uint8_t v[8];
         uint64_t orig, val;
+        bool big;
 
         if (pkt->va & 7) {
             trace_vcx_err_rkey(qp->qpn, pkt->rkey, pkt->va, "atomic not 8-byte aligned");
@@ -496,10 +502,16 @@ static void vcx_resp_receive(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
         if (vcx_mkey_rw(s, mk, pkt->va, v, 8, false) != MEMTX_OK) {
             goto op_error;
         }
-        orig = ldq_le_p(v);
+        /* the byte order the driver chose (atomic_req_8B_endianness_mode) */
+        big = vcx_atomic_big_endian(s);
+        orig = big ? ldq_be_p(v) : ldq_le_p(v);
         val = op == IB_OP_FETCH_ADD ? orig + pkt->swap_add
                                     : (orig == pkt->compare ? pkt->swap_add : orig);
-        stq_le_p(v, val);
+        if (big) {
+            stq_be_p(v, val);
+        } else {
+            stq_le_p(v, val);
+        }
         if (vcx_mkey_rw(s, mk, pkt->va, v, 8, true) != MEMTX_OK) {
             goto op_error;
         }
@@ -786,6 +798,7 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
     const char *why = NULL;
     uint16_t index = qp->sq_ci;
     uint32_t byte_cnt;
+    const uint8_t *sgid, *path;
     VcxAck ack;
 
     if (vcx_qbuf_read(s, &qp->buf, vcx_sq_off(qp, index), w, VCX_SEND_WQEBB) != MEMTX_OK) {
@@ -826,6 +839,10 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
     pkt->tclass = vcx_get(qp->qpc + VCX_QPC_PRI_PATH_AT, VCX_ADS_TCLASS);
     pkt->flow_label = vcx_get(qp->qpc + VCX_QPC_PRI_PATH_AT, VCX_ADS_FLOW_LABEL);
     memcpy(pkt->dgid, qp->qpc + VCX_QPC_PRI_PATH_AT + VCX_FLD_BYTE(VCX_ADS_RGID_RIP), 16);
+    /* RC/UC: the path's source GID, checked when the path was set (0 if deleted since) */
+    path = qp->qpc + VCX_QPC_PRI_PATH_AT;
+    sgid = qp->st == VCX_QP_ST_UD ? NULL :
+           vcx_gid_entry(s, vcx_get(path, VCX_ADS_SRC_ADDR_INDEX));
 
     if (qp->st == VCX_QP_ST_UD && rq->opcode != VCX_OPCODE_NOP) {
         const uint8_t *av = w + off;
@@ -844,10 +861,17 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
         pkt->tclass = vcx_get(av, VCX_WQE_AV_TCLASS);
         pkt->flow_label = vcx_get(av, VCX_WQE_AV_FLOW_LABEL);
         memcpy(pkt->dgid, av + VCX_FLD_BYTE(VCX_WQE_AV_RGID), 16);
+        sgid = vcx_gid_entry(s, vcx_get(av, VCX_WQE_AV_SGID_INDEX));
+        if (!sgid) {
+            vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
+                         "address vector sgid_index names no RoCE address");
+            return false;
+        }
         off += VCX_WQE_AV_SIZE;
     }
-    /* No GID table yet: loopback traffic carries the destination GID as the source. */
-    memcpy(pkt->sgid, pkt->dgid, 16);
+    if (sgid) {
+        memcpy(pkt->sgid, sgid + VCX_FLD_BYTE(VCX_GID_L3_ADDRESS), 16);
+    }
 
     switch (rq->opcode) {
     case VCX_OPCODE_RDMA_WRITE:
@@ -1000,7 +1024,11 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
         uint8_t v[8];
         VcxSglCursor dst = { .sgl = &rq->sgl };
 
-        stq_le_p(v, ack.atomic_orig);
+        if (vcx_atomic_big_endian(s)) {
+            stq_be_p(v, ack.atomic_orig);
+        } else {
+            stq_le_p(v, ack.atomic_orig);
+        }
         if (vcx_sgl_io(s, &dst, v, sizeof(v), true) != MEMTX_OK) {
             vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_PROT_ERR,
                          "atomic result not writable");

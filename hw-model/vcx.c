@@ -8,7 +8,8 @@
  * Files: vcx.c PCI glue, properties, reset and monitor state; vcx-iseg.c init segment;
  * vcx-cmdq.c command queue and command table; vcx-cmd-hca.c HCA lifecycle, ISSI, caps,
  * adapter; vcx-pages.c firmware pages; vcx-eq.c event queues; vcx-uar.c UAR pages;
- * vcx-port.c port registers and vport.
+ * vcx-port.c port registers and vport; vcx-roce.c RoCE address (GID) table; vcx-obj.c
+ * and the files it names, RDMA objects and the transport engine.
  *
  * Usage:
  *   -device vcx[,cx5-id=on][,fw-major=16,fw-minor=35,fw-subminor=1000]
@@ -205,11 +206,12 @@ static char *vcx_get_state(Object *obj, Error **errp)
     vcx_pages_by_stage(s, &boot, &init, &regular);
     return g_strdup_printf("issi=%u hca=%s health=0x%02x link=%s pages=%u "
                            "pages_boot=%u pages_init=%u pages_regular=%u "
-                           "pages_wanted=%d uars=%u eqs=%u cmds=%" PRIu64,
+                           "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64,
                            s->issi, vcx_hca_state_name(s->hca_state),
                            s->iseg.health_syndrome, vcx_port_oper_up(s) ? "up" : "down",
                            vcx_pages_held(s), boot, init, regular,
                            vcx_pages_outstanding(s), s->num_uars, s->num_eqs,
+                           s->port.num_gids,
                            s->cmds_executed);
 }
 

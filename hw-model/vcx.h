@@ -26,6 +26,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(VcxState, VCX)
 #define VCX_MIN_MTU             68
 #define VCX_CMD_MAX_LEN         (2u << 20)  /* longest command input or output, bytes */
 #define VCX_PORT_NUM            1       /* the one physical port */
+#define VCX_GID_TABLE_SIZE      256     /* RoCE address table (roce_address_table_size) */
 
 /* User-settable properties (see the header comment of vcx.c). */
 typedef struct VcxParams {
@@ -65,6 +66,7 @@ typedef enum VcxHcaState {
 typedef enum VcxCapSlot {
     VCX_CAP_SLOT_GENERAL,
     VCX_CAP_SLOT_ROCE,
+    VCX_CAP_SLOT_ATOMIC,
     VCX_CAP_SLOTS,
 } VcxCapSlot;
 
@@ -106,6 +108,12 @@ typedef struct VcxPort {
     bool     roce_en;           /* nic_vport_context */
     uint16_t vport_mtu;
     uint8_t  mac[6];
+    /*
+     * RoCE address table: roce_addr_layout entries as SET_ROCE_ADDRESS stored them; an
+     * entry is valid when its GID is not all zeros.
+     */
+    uint8_t  gid[VCX_GID_TABLE_SIZE][VCX_GID_ENTRY_SIZE];
+    uint32_t num_gids;          /* valid entries */
 } VcxPort;
 
 struct VcxState {
@@ -181,12 +189,23 @@ void vcx_eq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint32_t value)
 void vcx_port_reset(VcxState *s);
 void vcx_port_set_link(VcxState *s, bool up);
 bool vcx_port_oper_up(VcxState *s);
+void vcx_gid_reset(VcxState *s);
+const uint8_t *vcx_gid_entry(VcxState *s, uint32_t index);
+
+/* vcx-cmd-hca.c: byte order of 8-byte atomics (atomic_req_8B_endianness_mode) */
+bool vcx_atomic_big_endian(VcxState *s);
 
 /* vcx-obj.c: RDMA objects (PD, MKEY, CQ, QP, SRQ/RMP) and the transport engine */
 void vcx_obj_init(VcxState *s);
 void vcx_obj_reset(VcxState *s);
 void vcx_obj_free(VcxState *s);
 uint32_t vcx_obj_count(VcxState *s);
+typedef enum VcxUarUser {
+    VCX_UAR_USER_NONE,
+    VCX_UAR_USER_CQ,
+    VCX_UAR_USER_QP,
+} VcxUarUser;
+VcxUarUser vcx_obj_uar_user(VcxState *s, uint32_t uar);
 bool vcx_obj_uar_write(VcxState *s, uint32_t uar, uint32_t offset, uint64_t data,
                        unsigned size);
 bool vcx_eq_post_to(VcxState *s, uint32_t eqn, uint8_t type, uint8_t sub_type,

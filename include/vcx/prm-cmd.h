@@ -354,6 +354,25 @@
 #define VCX_ROCE_VERSION_2		(1u << 2)
 #define VCX_ROCE_V2_UDP_DPORT		4791
 
+/*
+ * Atomic capabilities (atomic_caps), relative to the capability page. The requester's
+ * 8-byte endianness mode says in which byte order the responder's memory and the
+ * returned original value are: 0 big-endian (the default), 1 host order; a driver sets 1
+ * with SET_HCA_CAP when supported_atomic_req_8B_endianness_mode_1 is 1.
+ */
+#define VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE	VCX_FLD(0x040, 2)
+#define VCX_CAP_ATOMIC_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1	VCX_FLD(0x046, 1)
+#define VCX_CAP_ATOMIC_OPERATIONS	VCX_FLD(0x090, 16)
+#define VCX_CAP_ATOMIC_SIZE_QP		VCX_FLD(0x0b0, 16)
+#define VCX_CAP_ATOMIC_SIZE_DC		VCX_FLD(0x0d0, 16)
+#define VCX_ATOMIC_REQ_MODE_BE		0x0
+#define VCX_ATOMIC_REQ_MODE_HOST	0x1
+#define VCX_ATOMIC_OP_CMP_SWAP		(1u << 0)	/* atomic_operations bits */
+#define VCX_ATOMIC_OP_FETCH_ADD		(1u << 1)
+#define VCX_ATOMIC_OP_MASKED_CMP_SWAP	(1u << 2)
+#define VCX_ATOMIC_OP_MASKED_FETCH_ADD	(1u << 3)
+#define VCX_ATOMIC_SIZE_8B		(1u << 3)	/* atomic_size_*: bit n = 2^n bytes */
+
 /* ---------------------------------------------------------------------------------------
  * QUERY_ADAPTER
  */
@@ -433,6 +452,8 @@
 /* HOST_ENDIANNESS (16 bytes): byte 0 is 0 for a little-endian host, 0x80 for big-endian */
 #define VCX_REG_HOST_ENDIANNESS_LEN	0x10u
 #define VCX_HOST_ENDIANNESS_HE		VCX_FLD(0x00, 8)
+#define VCX_HOST_ENDIANNESS_LITTLE	0x00
+#define VCX_HOST_ENDIANNESS_BIG		0x80
 
 /* ---------------------------------------------------------------------------------------
  * Vport: QUERY_VPORT_STATE, QUERY/MODIFY_NIC_VPORT_CONTEXT
@@ -498,6 +519,34 @@
 #define VCX_NIC_VPORT_CTX_PERMANENT_ADDRESS	VCX_FLD(0x7a0, 64)
 #define VCX_NIC_VPORT_CTX_MAC_47_32	VCX_FLD(0x7b0, 16)
 #define VCX_NIC_VPORT_CTX_MAC_31_0	VCX_FLD(0x7c0, 32)
+
+/* ---------------------------------------------------------------------------------------
+ * RoCE address (GID) table: QUERY_ROCE_ADDRESS / SET_ROCE_ADDRESS
+ * Both inputs start with roce_address_index and vhca_port_num; the 32-byte entry
+ * (roce_addr_layout) follows the 16-byte header of SET's input and of QUERY's output.
+ */
+#define VCX_ROCE_ADDRESS_IN_INDEX	VCX_FLD(0x40, 16)
+#define VCX_ROCE_ADDRESS_IN_VHCA_PORT_NUM	VCX_FLD(0x5c, 4)
+#define VCX_SET_ROCE_ADDRESS_IN_ENTRY	VCX_FLD(0x80, 256)	/* byte 0x10, 32 bytes */
+#define VCX_QUERY_ROCE_ADDRESS_OUT_ENTRY	VCX_FLD(0x80, 256)
+#define VCX_QUERY_ROCE_ADDRESS_IN_LEN	0x10u
+#define VCX_QUERY_ROCE_ADDRESS_OUT_LEN	0x30u
+#define VCX_SET_ROCE_ADDRESS_IN_LEN	0x30u
+#define VCX_SET_ROCE_ADDRESS_OUT_LEN	0x10u
+
+/* roce_addr_layout (32 bytes) */
+#define VCX_GID_ENTRY_SIZE		0x20u
+#define VCX_GID_L3_ADDRESS		VCX_FLD(0x00, 128)	/* the GID, 16 bytes */
+#define VCX_GID_VLAN_VALID		VCX_FLD(0x83, 1)
+#define VCX_GID_VLAN_ID			VCX_FLD(0x84, 12)
+#define VCX_GID_MAC_47_32		VCX_FLD(0x90, 16)
+#define VCX_GID_MAC_31_0		VCX_FLD(0xa0, 32)
+#define VCX_GID_L3_TYPE			VCX_FLD(0xd4, 4)
+#define VCX_GID_VERSION			VCX_FLD(0xd8, 8)
+#define VCX_GID_L3_IPV4			0x0	/* roce_l3_type values */
+#define VCX_GID_L3_IPV6			0x1
+#define VCX_GID_VERSION_1		0x0	/* roce_version values */
+#define VCX_GID_VERSION_2		0x2
 
 /* ---------------------------------------------------------------------------------------
  * UAR: ALLOC_UAR / DEALLOC_UAR; doorbell offsets within a 4 KiB UAR page

@@ -84,7 +84,11 @@ def caps(d):
           get(rcur, H["VCX_CAP_ROCE_R_ROCE_DEST_UDP_PORT"]),
           get(rcur, H["VCX_CAP_ROCE_R_ROCE_MIN_SRC_UDP_PORT"])),
          (4, 6, 4791, 0xc000), "ROCE CUR caps: v2, IPv4+IPv6, UDP 4791, min sport 0xc000")
-    for op_mod, desc in [(2, "type 1 (Ethernet offloads)"), (6, "type 3 (atomic)"),
+    t.eq((get(cap_page(d, 8), H["VCX_CAP_ROCE_ADDRESS_TABLE_SIZE"]),
+          get(rcur, H["VCX_CAP_ROCE_ADDRESS_TABLE_SIZE"])), (256, 256),
+         "ROCE caps: roce_address_table_size 256 (MAX and CUR)")
+    atomic_caps(d, gmax, gcur)
+    for op_mod, desc in [(2, "type 1 (Ethernet offloads)"), (4, "type 2 (ODP)"),
                          (0x40, "type 0x20 (general 2)")]:
         check(d.exec(OP["QUERY_HCA_CAP"], op_mod, out_len=0x1010), 3,
               synd(0x100, 0xff09), "QUERY_HCA_CAP %s: BAD_PARAM" % desc)
@@ -118,6 +122,37 @@ def caps(d):
     put(rcur, H["VCX_CAP_ROCE_SW_R_ROCE_SRC_UDP_PORT"], 1)
     check(set_cap(d, rcur, op_mod=8), 3, 0x01090006,
           "SET_HCA_CAP ROCE sw_r_roce_src_udp_port 1 > MAX 0: BAD_PARAM")
+
+
+def atomic_caps(d, gmax, gcur):
+    t.eq((get(gmax, H["VCX_CAP_GEN_ATOMIC"]), get(gcur, H["VCX_CAP_GEN_ATOMIC"])), (1, 1),
+         "GENERAL atomic = 1 (MAX and CUR): the ATOMIC page is reported")
+    names = ["REQ_8B_ENDIANNESS_MODE", "SUPPORTED_REQ_8B_ENDIANNESS_MODE_1", "OPERATIONS",
+             "SIZE_QP", "SIZE_DC"]
+    amax, acur = cap_page(d, 6), cap_page(d, 7)
+    t.eq([get(acur, H["VCX_CAP_ATOMIC_" + n]) for n in names], [0, 1, 3, 8, 0],
+         "ATOMIC CUR: mode 0 (big-endian), mode 1 supported, CS+FA, 8-byte QP atomics, no DC")
+    t.eq([get(amax, H["VCX_CAP_ATOMIC_" + n]) for n in names], [1, 1, 3, 8, 0],
+         "ATOMIC MAX: endianness mode up to 1, CS+FA, 8 bytes")
+    t.eq(bytes(acur[0x20:]), bytes(len(acur) - 0x20),
+         "ATOMIC CUR: nothing set beyond atomic_size_dc (no masked atomics)")
+    bad = bytearray(acur)
+    put(bad, H["VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE"], 2)
+    check(set_cap(d, bad, op_mod=6), 3, 0x01090006,
+          "SET_HCA_CAP ATOMIC endianness mode 2 > MAX 1: BAD_PARAM")
+    check(set_cap(d, acur, op_mod=7), 3, 0x0109ff09,
+          "SET_HCA_CAP ATOMIC op_mod 7 (CUR bit): BAD_PARAM")
+    ok = bytearray(acur)
+    put(ok, H["VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE"], 1)
+    put(ok, H["VCX_CAP_ATOMIC_OPERATIONS"], 0xf)        # read-only: ignored
+    check(set_cap(d, ok, op_mod=6), 0, 0,
+          "SET_HCA_CAP ATOMIC mode 1 (host endianness), as mlx5_core does: OK")
+    now = cap_page(d, 7)
+    t.eq((get(now, H["VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE"]),
+          get(now, H["VCX_CAP_ATOMIC_OPERATIONS"])), (1, 3),
+         "ATOMIC CUR now mode 1; read-only atomic_operations still 3")
+    t.eq(get(cap_page(d, 6), H["VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE"]), 1,
+         "ATOMIC MAX unchanged by SET_HCA_CAP")
 
 
 def init(d):
@@ -180,6 +215,10 @@ def teardown(d):
     st = d.state()
     t.eq((st["hca"], st["issi"], st["pages"]), ("disabled", "0", "0"),
          "after DISABLE_HCA: disabled, ISSI back to 0, no pages")
+    check(d.exec(OP["ENABLE_HCA"]), 0, 0, "ENABLE_HCA again")
+    t.eq(get(cap_page(d, 7), H["VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE"]), 0,
+         "DISABLE_HCA resets the ATOMIC endianness mode to 0")
+    check(d.exec(OP["DISABLE_HCA"]), 0, 0, "DISABLE_HCA again")
     check(d.exec(OP["DISABLE_HCA"]), 4, 0x0105ff04, "DISABLE_HCA twice: BAD_SYS_STATE")
     # the whole cycle again
     d.bring_up()

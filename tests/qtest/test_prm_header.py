@@ -170,10 +170,28 @@ FIELDS = [
     ("QUERY_EQ_OUT_EQC", "query_eq_out", "eq_context_entry"),
     ("QUERY_EQ_OUT_EVENT_BITMASK", "query_eq_out", "event_bitmask"),
     ("QUERY_EQ_OUT_PAS", "query_eq_out", "pas", False),
+    ("ROCE_ADDRESS_IN_INDEX", "set_roce_address_in", "roce_address_index"),
+    ("ROCE_ADDRESS_IN_VHCA_PORT_NUM", "set_roce_address_in", "vhca_port_num"),
+    ("ROCE_ADDRESS_IN_INDEX", "query_roce_address_in", "roce_address_index"),
+    ("ROCE_ADDRESS_IN_VHCA_PORT_NUM", "query_roce_address_in", "vhca_port_num"),
+    ("SET_ROCE_ADDRESS_IN_ENTRY", "set_roce_address_in", "roce_address"),
+    ("QUERY_ROCE_ADDRESS_OUT_ENTRY", "query_roce_address_out", "roce_address"),
+    ("GID_MAC_47_32", "roce_addr_layout", "source_mac_47_32"),
+    ("GID_MAC_31_0", "roce_addr_layout", "source_mac_31_0"),
 ]
 PREFIX_STRUCTS = [("CAP_GEN_", "cmd_hca_cap", {}),
                   ("CAP_ROCE_", "roce_cap", {"VERSION": "roce_version",
                                              "ADDRESS_TABLE_SIZE": "roce_address_table_size"}),
+                  ("CAP_ATOMIC_", "atomic_caps", {
+                      "REQ_8B_ENDIANNESS_MODE": "atomic_req_8B_endianness_mode",
+                      "SUPPORTED_REQ_8B_ENDIANNESS_MODE_1":
+                      "supported_atomic_req_8B_endianness_mode_1",
+                      "OPERATIONS": "atomic_operations", "SIZE_QP": "atomic_size_qp",
+                      "SIZE_DC": "atomic_size_dc"}),
+                  ("GID_", "roce_addr_layout", {"L3_ADDRESS": "source_l3_address",
+                                                "L3_TYPE": "roce_l3_type",
+                                                "VERSION": "roce_version",
+                                                "MAC_47_32": None, "MAC_31_0": None}),
                   ("EQC_", "eqc", {}),
                   ("PAOS_", "paos_reg", {}),
                   ("PMTU_", "pmtu_reg", {}),
@@ -191,7 +209,12 @@ LENGTHS = [("QUERY_ISSI_OUT_LEN", "query_issi_out"), ("QUERY_HCA_CAP_OUT_LEN", "
            ("REG_PAOS_LEN", "paos_reg"), ("REG_PMTU_LEN", "pmtu_reg"), ("REG_PTYS_LEN", "ptys_reg"),
            ("EQC_SIZE", "eqc"), ("NIC_VPORT_CTX_SIZE", "nic_vport_context"),
            ("HCA_CAP_SIZE", "hca_cap_union"), ("MBOX_SIZE", "cmd_if_box"),
-           ("CMDQ_ENT_SIZE", "cmd_queue_entry")]
+           ("CMDQ_ENT_SIZE", "cmd_queue_entry"),
+           ("QUERY_ROCE_ADDRESS_IN_LEN", "query_roce_address_in"),
+           ("QUERY_ROCE_ADDRESS_OUT_LEN", "query_roce_address_out"),
+           ("SET_ROCE_ADDRESS_IN_LEN", "set_roce_address_in"),
+           ("SET_ROCE_ADDRESS_OUT_LEN", "set_roce_address_out"),
+           ("GID_ENTRY_SIZE", "roce_addr_layout")]
 
 
 def main():

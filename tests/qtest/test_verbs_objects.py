@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """RDMA object commands: ALLOC/DEALLOC_PD, CREATE/QUERY/DESTROY_MKEY,
 CREATE/QUERY/MODIFY/DESTROY_CQ, CREATE_QP and its transitions, QUERY_QP, DESTROY_QP,
-CREATE/QUERY/DESTROY_SRQ, ARM_RQ, CREATE/MODIFY/QUERY/DESTROY_RMP: good paths with the
+CREATE/QUERY/DESTROY_SRQ, ARM_RQ, CREATE/MODIFY/QUERY/DESTROY_RMP, DEALLOC_UAR of a page
+a CQ, QP or EQ still uses: good paths with the
 values read back, at least three refused inputs per command with the exact status and
 syndrome, and the capabilities that announce them."""
 import os
@@ -10,7 +11,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import Tap, get, put, run_isolated  # noqa: E402
+from vcx_qtest import EQ_BASE, Tap, get, put, run_isolated  # noqa: E402
 from vcx_verbs import OP, P, Verbs, Cq, Qp, Srq  # noqa: E402
 
 t = Tap()
@@ -36,8 +37,8 @@ def caps(v):
                "LOG_MAX_QP": 12, "LOG_MAX_QP_SZ": 15, "LOG_MAX_SRQ": 12,
                "LOG_MAX_SRQ_SZ": 15, "LOG_MAX_RMP": 12, "LOG_MAX_MSG": 30,
                "MAX_WQE_SZ_SQ": 1024, "MAX_WQE_SZ_RQ": 512, "RC": 1, "UC": 1, "UD": 1,
-               "XRC": 0, "ATOMIC": 0, "CQE_VERSION": 0},
-         "QUERY_HCA_CAP cur: object limits, transport bits, atomic 0, cqe_version 0")
+               "XRC": 0, "ATOMIC": 1, "CQE_VERSION": 0},
+         "QUERY_HCA_CAP cur: object limits, transport bits, atomic 1, cqe_version 0")
 
 
 def pd_tests(v):
@@ -367,6 +368,36 @@ def srq_tests(v, pd):
           "DESTROY_RMP with an 8-byte input: BAD_INPUT_LEN")
 
 
+def uar_refs(v, pd):
+    """DEALLOC_UAR of a page a live CQ, QP or EQ was created on: BAD_RES_STATE."""
+    uar = v.d.alloc_uar()
+    cq = v.create_cq(raw=lambda c: put(c, P["VCX_CQC_UAR_PAGE"], uar))
+    other = v.create_cq()
+    qp = v.create_qp("RC", pd, other, other,
+                     raw=lambda c: put(c, P["VCX_QPC_UAR_PAGE"], uar))
+    dealloc = [(P["VCX_DEALLOC_UAR_IN_UAR"], uar)]
+    check(v.cmd("DEALLOC_UAR", fields=dealloc), BAD_RES_STATE, synd("DEALLOC_UAR", 5),
+          "DEALLOC_UAR of a page a CQ uses: BAD_RES_STATE")
+    check(v.cmd("DESTROY_CQ", fields=[(P["VCX_OBJ_NUMBER"], cq.cqn)]), 0, 0, "DESTROY_CQ")
+    check(v.cmd("DEALLOC_UAR", fields=dealloc), BAD_RES_STATE, synd("DEALLOC_UAR", 6),
+          "DEALLOC_UAR of a page a QP uses: BAD_RES_STATE")
+    r = v.modify("RST2INIT_QP", qp, [("rre", 1)], ads=[("vhca_port_num", 1)])
+    t.eq(r.status, 0, "the QP's UAR page is still allocated: RST2INIT OK")
+    check(v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], qp.qpn)]), 0, 0, "DESTROY_QP")
+    r = v.d.create_eq(uar, 0, log_size=6, intr=3, base=EQ_BASE + 0x20000)
+    t.eq(r.status, 0, "CREATE_EQ on the page")
+    eqn = r.f(P["VCX_CREATE_EQ_OUT_EQN"])
+    check(v.cmd("DEALLOC_UAR", fields=dealloc), BAD_RES_STATE, synd("DEALLOC_UAR", 4),
+          "DEALLOC_UAR of a page an EQ uses: BAD_RES_STATE")
+    check(v.cmd("DESTROY_EQ", fields=[(P["VCX_DESTROY_EQ_IN_EQN"], eqn)]), 0, 0, "DESTROY_EQ")
+    check(v.cmd("DEALLOC_UAR", fields=dealloc), 0, 0, "DEALLOC_UAR once no object uses it: OK")
+    check(v.cmd("DEALLOC_UAR", fields=dealloc), BAD_RES_STATE, synd("DEALLOC_UAR", 3),
+          "DEALLOC_UAR twice: BAD_RES_STATE (not allocated)")
+    t.ok("UAR %u still used by a CQ" % uar in v.qt.log(), "refusal logged as a guest error")
+    check(v.cmd("DESTROY_CQ", fields=[(P["VCX_OBJ_NUMBER"], other.cqn)]), 0, 0,
+          "DESTROY_CQ of the QP's CQ")
+
+
 def lifecycle(v):
     r = v.d.exec(OP["TEARDOWN_HCA"])
     t.eq((r.status, r.syndrome >> 16), (BAD_RES_STATE, OP["TEARDOWN_HCA"]),
@@ -391,6 +422,7 @@ def main():
         run_isolated(t, "cq", lambda: cq_tests(v))
         run_isolated(t, "qp", lambda: qp_tests(v, pd))
         run_isolated(t, "srq", lambda: srq_tests(v, pd))
+        run_isolated(t, "uar_refs", lambda: uar_refs(v, pd))
         run_isolated(t, "lifecycle", lambda: lifecycle(v))
     finally:
         v.close()

@@ -26,6 +26,8 @@ ASYNC_EVENTS = ((1 << 0x04) | (1 << 0x05) | (1 << 0x10) | (1 << 0x11) | (1 << 0x
                 (1 << 0x13) | (1 << 0x14))
 
 ST = {"RC": 0, "UC": 1, "UD": 2}
+# GID table entry 0 of every Verbs() device: ::ffff:10.0.0.1 (the av() default destination)
+GID0 = bytes(10) + b"\xff\xff" + bytes([10, 0, 0, 1])
 QP_STATE = {"RST": 0, "INIT": 1, "RTR": 2, "RTS": 3, "ERR": 6}
 
 
@@ -156,10 +158,18 @@ class Srq:
 class Verbs:
     """An HCA brought up with one UAR, an async EQ (0) and a completion EQ (1)."""
 
-    def __init__(self, issi=1, **kw):
+    def __init__(self, issi=1, atomic_mode=1, gid0=True, **kw):
+        """atomic_mode: the ATOMIC cap atomic_req_8B_endianness_mode to set before INIT_HCA
+        (1 host order, as mlx5_core sets it; None leaves the default, 0 big-endian).
+        gid0: write GID0 to RoCE address table entry 0 (as the driver's default GID)."""
         self.d = Vcx(**kw)
         self.qt = self.d.qt
-        self.d.bring_up(issi=issi)
+        self.d.bring_up(issi=issi, init=False)
+        if atomic_mode is not None:
+            r = self.set_atomic_mode(atomic_mode)
+            assert r.status == 0, "SET_HCA_CAP atomic: 0x%x" % r.status
+        r = self.d.exec(H["VCX_CMD_OP_INIT_HCA"])
+        assert r.status == 0, "INIT_HCA failed"
         self.uar = self.d.alloc_uar()
         r = self.d.create_eq(self.uar, ASYNC_EVENTS, log_size=6, intr=1, base=ASYNC_EQ)
         assert r.status == 0, "async EQ: status 0x%x" % r.status
@@ -174,6 +184,9 @@ class Verbs:
         self.next_srq = SRQ_BASE
         self.next_dbr = DBR_BASE
         self.next_data = DATA_BASE
+        if gid0:
+            r = self.set_gid(0, GID0)
+            assert r.status == 0, "SET_ROCE_ADDRESS 0: 0x%x 0x%x" % (r.status, r.syndrome)
 
     def close(self):
         self.qt.close()
@@ -211,6 +224,39 @@ class Verbs:
     def cmd(self, op, in_len=16, out_len=16, fields=(), payload=None, op_mod=0):
         return self.d.exec(OP[op], op_mod=op_mod, in_len=in_len, out_len=out_len,
                            fields=fields, payload=payload)
+
+    def set_atomic_mode(self, mode):
+        """SET_HCA_CAP of the ATOMIC page (type 3): a copy of CUR with the endianness mode."""
+        r = self.d.exec(H["VCX_CMD_OP_QUERY_HCA_CAP"], (3 << 1) | 1, out_len=0x1010)
+        assert r.status == 0
+        cap = bytearray(r.out[0x10:0x1010])
+        put(cap, H["VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE"], mode)
+        return self.d.exec(H["VCX_CMD_OP_SET_HCA_CAP"], 3 << 1, in_len=0x1010,
+                           payload={0x10: bytes(cap)})
+
+    def set_gid(self, index, gid, version=2, l3=None, mac=b"\x52\x54\x00\x12\x34\x56",
+                vlan=None, port=1):
+        """SET_ROCE_ADDRESS; a zero gid deletes (the entry is then sent all zeros)."""
+        e = bytearray(32)
+        if any(gid):
+            e[0:16] = gid
+            if vlan is not None:
+                put(e, H["VCX_GID_VLAN_VALID"], 1)
+                put(e, H["VCX_GID_VLAN_ID"], vlan)
+            e[0x12:0x18] = mac
+            if l3 is None:
+                l3 = 0 if gid[:12] == bytes(10) + b"\xff\xff" else 1
+            put(e, H["VCX_GID_L3_TYPE"], l3)
+            put(e, H["VCX_GID_VERSION"], version)
+        return self.cmd("SET_ROCE_ADDRESS", in_len=0x30,
+                        fields=[(H["VCX_ROCE_ADDRESS_IN_INDEX"], index),
+                                (H["VCX_ROCE_ADDRESS_IN_VHCA_PORT_NUM"], port)],
+                        payload={0x10: bytes(e)})
+
+    def query_gid(self, index, port=1):
+        return self.cmd("QUERY_ROCE_ADDRESS", out_len=0x30,
+                        fields=[(H["VCX_ROCE_ADDRESS_IN_INDEX"], index),
+                                (H["VCX_ROCE_ADDRESS_IN_VHCA_PORT_NUM"], port)])
 
     def alloc_pd(self):
         r = self.cmd("ALLOC_PD")
@@ -428,12 +474,12 @@ def atomic(swap_add, compare=0):
     return struct.pack(">QQ", swap_add, compare)
 
 
-def av(dqpn, qkey, rgid=None, hop_limit=64):
+def av(dqpn, qkey, rgid=None, hop_limit=64, sgid_index=0):
     a = bytearray(48)
     struct.pack_into(">I", a, 0, qkey)
     struct.pack_into(">I", a, 8, 0x80000000 | dqpn)
     a[0x1b] = hop_limit
-    struct.pack_into(">I", a, 0x1c, 1 << 30)
+    struct.pack_into(">I", a, 0x1c, 1 << 30 | sgid_index << 20)
     a[0x20:0x30] = rgid or (bytes(10) + b"\xff\xff" + bytes([10, 0, 0, 1]))
     return bytes(a)
 
