@@ -10,6 +10,7 @@
  *   vcx_pagealloc.c  firmware pages: boot/init supply, page request events, reclaim
  *   vcx_eq.c         MSI-X vectors, control and completion EQs, EQE dispatch, doorbells
  *   vcx_health.c     health buffer polling, fatal error state
+ *   vcx_ib.c ...     RDMA verbs: see vcx_verbs.h
  */
 #ifndef VCX_H
 #define VCX_H
@@ -160,6 +161,14 @@ struct vcx_dev {
 	struct vcx_eq ctrl_eq;		/* vector 0: commands, page requests, async events */
 	struct vcx_eq *comp_eqs;	/* vectors 1..num_comp_eqs */
 	int num_comp_eqs;
+
+	/* RDMA (vcx_ib.c): objects by number for EQE dispatch (IRQ-safe xarrays), and the
+	 * ib_device while registered (ib_lock: port events vs registration). */
+	struct xarray cq_table;
+	struct xarray qp_table;
+	struct xarray srq_table;
+	struct vcx_ib_dev *ib;
+	spinlock_t ib_lock;
 };
 
 static inline struct device *vcx_dev(struct vcx_dev *vdev)
@@ -218,6 +227,14 @@ int vcx_reclaim_startup_pages(struct vcx_dev *vdev);
 /* vcx_eq.c */
 int vcx_eq_table_create(struct vcx_dev *vdev);
 void vcx_eq_table_destroy(struct vcx_dev *vdev);
+
+/* vcx_ib.c */
+int vcx_ib_add(struct vcx_dev *vdev);
+void vcx_ib_remove(struct vcx_dev *vdev);
+void vcx_ib_async_event(struct vcx_dev *vdev, const u8 *eqe);
+
+/* vcx_cq.c */
+void vcx_cq_event(struct vcx_dev *vdev, u32 cqn);
 
 /* vcx_health.c */
 void vcx_health_start(struct vcx_dev *vdev);

@@ -61,6 +61,37 @@ const char *vcx_cmd_opcode_str(u16 opcode)
 	case VCX_CMD_OP_QUERY_VPORT_STATE:	return "QUERY_VPORT_STATE";
 	case VCX_CMD_OP_QUERY_NIC_VPORT_CONTEXT:	return "QUERY_NIC_VPORT_CONTEXT";
 	case VCX_CMD_OP_MODIFY_NIC_VPORT_CONTEXT:	return "MODIFY_NIC_VPORT_CONTEXT";
+	case VCX_CMD_OP_CREATE_MKEY:		return "CREATE_MKEY";
+	case VCX_CMD_OP_QUERY_MKEY:		return "QUERY_MKEY";
+	case VCX_CMD_OP_DESTROY_MKEY:		return "DESTROY_MKEY";
+	case VCX_CMD_OP_CREATE_CQ:		return "CREATE_CQ";
+	case VCX_CMD_OP_DESTROY_CQ:		return "DESTROY_CQ";
+	case VCX_CMD_OP_QUERY_CQ:		return "QUERY_CQ";
+	case VCX_CMD_OP_MODIFY_CQ:		return "MODIFY_CQ";
+	case VCX_CMD_OP_CREATE_QP:		return "CREATE_QP";
+	case VCX_CMD_OP_DESTROY_QP:		return "DESTROY_QP";
+	case VCX_CMD_OP_RST2INIT_QP:		return "RST2INIT_QP";
+	case VCX_CMD_OP_INIT2RTR_QP:		return "INIT2RTR_QP";
+	case VCX_CMD_OP_RTR2RTS_QP:		return "RTR2RTS_QP";
+	case VCX_CMD_OP_RTS2RTS_QP:		return "RTS2RTS_QP";
+	case VCX_CMD_OP_SQERR2RTS_QP:		return "SQERR2RTS_QP";
+	case VCX_CMD_OP_2ERR_QP:		return "2ERR_QP";
+	case VCX_CMD_OP_2RST_QP:		return "2RST_QP";
+	case VCX_CMD_OP_QUERY_QP:		return "QUERY_QP";
+	case VCX_CMD_OP_SQD_RTS_QP:		return "SQD_RTS_QP";
+	case VCX_CMD_OP_INIT2INIT_QP:		return "INIT2INIT_QP";
+	case VCX_CMD_OP_CREATE_SRQ:		return "CREATE_SRQ";
+	case VCX_CMD_OP_DESTROY_SRQ:		return "DESTROY_SRQ";
+	case VCX_CMD_OP_QUERY_SRQ:		return "QUERY_SRQ";
+	case VCX_CMD_OP_ARM_RQ:			return "ARM_RQ";
+	case VCX_CMD_OP_QUERY_ROCE_ADDRESS:	return "QUERY_ROCE_ADDRESS";
+	case VCX_CMD_OP_SET_ROCE_ADDRESS:	return "SET_ROCE_ADDRESS";
+	case VCX_CMD_OP_ALLOC_PD:		return "ALLOC_PD";
+	case VCX_CMD_OP_DEALLOC_PD:		return "DEALLOC_PD";
+	case VCX_CMD_OP_CREATE_RMP:		return "CREATE_RMP";
+	case VCX_CMD_OP_MODIFY_RMP:		return "MODIFY_RMP";
+	case VCX_CMD_OP_DESTROY_RMP:		return "DESTROY_RMP";
+	case VCX_CMD_OP_QUERY_RMP:		return "QUERY_RMP";
 	default:				return "unknown command opcode";
 	}
 }

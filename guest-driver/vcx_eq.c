@@ -102,8 +102,9 @@ static void vcx_eq_port_event(struct vcx_dev *vdev, const u8 *eqe)
 		break;
 	default:
 		dev_dbg(vcx_dev(vdev), "port %u: change event, sub type 0x%x\n", port, sub);
-		break;
+		return;
 	}
+	vcx_ib_async_event(vdev, eqe);
 }
 
 static void vcx_eq_dispatch_ctrl(struct vcx_dev *vdev, const u8 *eqe)
@@ -122,10 +123,9 @@ static void vcx_eq_dispatch_ctrl(struct vcx_dev *vdev, const u8 *eqe)
 		vcx_eq_port_event(vdev, eqe);
 		break;
 	default:
-		/* QP, SRQ and CQ events: there are no such objects yet. */
-		dev_warn_ratelimited(vcx_dev(vdev),
-				     "async event %s(0x%x) for an object the driver does not have\n",
-				     vcx_event_type_str(type), type);
+		/* QP, SRQ and CQ events: to their ib objects (vcx_ib.c). */
+		dev_dbg(vcx_dev(vdev), "async event %s(0x%x)\n", vcx_event_type_str(type), type);
+		vcx_ib_async_event(vdev, eqe);
 		break;
 	}
 }
@@ -139,9 +139,7 @@ static void vcx_eq_dispatch_comp(struct vcx_dev *vdev, const u8 *eqe)
 				     vcx_event_type_str(type), type);
 		return;
 	}
-	/* No CQs exist yet: a completion names a CQ we never created. */
-	dev_warn_ratelimited(vcx_dev(vdev), "completion event for bogus CQ 0x%x\n",
-			     vcx_get(eqe, VCX_EQE_COMP_CQN));
+	vcx_cq_event(vdev, vcx_get(eqe, VCX_EQE_COMP_CQN));
 }
 
 static irqreturn_t vcx_eq_irq(int irq, void *data)

@@ -215,8 +215,26 @@ static int vcx_fw_set_roce_caps(struct vcx_dev *vdev, u8 *cur, u8 *max)
 	return vcx_fw_set_cap(vdev, VCX_HCA_CAP_TYPE_ROCE, cur);
 }
 
+/*
+ * ATOMIC: requester 8-byte atomics in host byte order when the device supports that mode
+ * (mlx5_core's handle_hca_cap_atomic()).
+ */
+static int vcx_fw_set_atomic_caps(struct vcx_dev *vdev, u8 *cur)
+{
+	int err;
+
+	err = vcx_fw_query_cap(vdev, VCX_HCA_CAP_TYPE_ATOMIC, VCX_HCA_CAP_OP_MOD_CUR, cur);
+	if (err)
+		return err;
+	if (!vcx_get(cur, VCX_CAP_ATOMIC_SUPPORTED_REQ_8B_ENDIANNESS_MODE_1))
+		return 0;
+	vcx_set(cur, VCX_CAP_ATOMIC_REQ_8B_ENDIANNESS_MODE, VCX_ATOMIC_REQ_MODE_HOST);
+	return vcx_fw_set_cap(vdev, VCX_HCA_CAP_TYPE_ATOMIC, cur);
+}
+
 int vcx_fw_set_hca_caps(struct vcx_dev *vdev)
 {
+	bool atomic, roce;
 	u8 *cur, *max;
 	int err;
 
@@ -231,8 +249,17 @@ int vcx_fw_set_hca_caps(struct vcx_dev *vdev)
 		dev_err(vcx_dev(vdev), "setting general capabilities failed (%d)\n", err);
 		goto out;
 	}
-	/* The general page just set says whether RoCE is there. */
-	if (vcx_get(cur, VCX_CAP_GEN_ROCE)) {
+	/* The general page just set says whether atomics and RoCE are there. */
+	atomic = vcx_get(cur, VCX_CAP_GEN_ATOMIC);
+	roce = vcx_get(cur, VCX_CAP_GEN_ROCE);
+	if (atomic) {
+		err = vcx_fw_set_atomic_caps(vdev, cur);
+		if (err) {
+			dev_err(vcx_dev(vdev), "setting atomic capabilities failed (%d)\n", err);
+			goto out;
+		}
+	}
+	if (roce) {
 		err = vcx_fw_set_roce_caps(vdev, cur, max);
 		if (err)
 			dev_err(vcx_dev(vdev), "setting RoCE capabilities failed (%d)\n", err);

@@ -106,6 +106,10 @@ static int vcx_load(struct vcx_dev *vdev)
 	err = vcx_eq_table_create(vdev);
 	if (err)
 		goto err_uar;
+	/* As mlx5_core stays up when mlx5_ib fails: the function works without verbs. */
+	err = vcx_ib_add(vdev);
+	if (err)
+		dev_err(dev, "RDMA device registration failed (%d): no ib_device\n", err);
 
 	dev_dbg(dev, "up: ISSI %u, board id %s, %u firmware pages, %d completion EQs\n",
 		vdev->issi, vdev->board_id, vdev->pages.given, vdev->num_comp_eqs);
@@ -141,6 +145,7 @@ static void vcx_unload(struct vcx_dev *vdev)
 	int err;
 
 	vdev->loaded = false;
+	vcx_ib_remove(vdev);
 	vcx_pagealloc_stop(vdev);
 	vcx_eq_table_destroy(vdev);
 	vcx_fw_dealloc_uar(vdev);
@@ -167,6 +172,10 @@ static int vcx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	vdev->pdev = pdev;
 	mutex_init(&vdev->load_lock);
+	spin_lock_init(&vdev->ib_lock);
+	xa_init_flags(&vdev->cq_table, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&vdev->qp_table, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&vdev->srq_table, XA_FLAGS_LOCK_IRQ);
 	pci_set_drvdata(pdev, vdev);
 
 	err = pcim_enable_device(pdev);

@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vcx: completion queues (CREATE_CQ / DESTROY_CQ), arming, kernel polling.
+ *
+ * A CQ is 2^n 64-byte CQEs plus an 8-byte doorbell record (set_ci, arm word). Kernel CQs
+ * live in one DMA-coherent buffer; user CQs in the library's buffer (pinned with ib_umem)
+ * with the record in a pinned user page, as abi.h describes. CREATE_CQ names the
+ * completion EQ of the consumer's comp_vector and the UAR the arm doorbell goes through
+ * (the kernel UAR, or UAR page 0 of the user context).
+ *
+ * A completion EQE names the CQN: the CQ's arm sequence number advances and its
+ * comp_handler runs (vcx_cq_event). CQ_ERROR EQEs become IB_EVENT_CQ_ERR.
+ */
+#include <linux/dma-mapping.h>
+
+#include "vcx_verbs.h"
+
+static u8 *vcx_cq_get_cqe(struct vcx_cq *cq, u32 n)
+{
+	return cq->buf + (size_t)(n & (BIT(cq->log_nent) - 1)) * VCX_CQE_SIZE;
+}
+
+/* The CQE at index n if software owns it, else NULL. */
+static u8 *vcx_cq_sw_cqe(struct vcx_cq *cq, u32 n)
+{
+	u8 *cqe = vcx_cq_get_cqe(cq, n);
+
+	if (!vcx_cqe_is_sw_owned(cqe, n, cq->log_nent))
+		return NULL;
+	/* Read the CQE body only after its ownership. */
+	dma_rmb();
+	return cqe;
+}
+
+static void vcx_cq_set_ci(struct vcx_cq *cq)
+{
+	WRITE_ONCE(cq->db.db[VCX_CQ_DBR_SET_CI / 4],
+		   cpu_to_be32(cq->cons_index & VCX_CQ_CI_MASK));
+}
+
+static int vcx_cq_cmd_create(struct vcx_dev *vdev, struct vcx_cq *cq, u32 uar,
+			     struct ib_umem *umem, size_t npages)
+{
+	u8 out[VCX_CMD_SMALL_LEN] = {};
+	size_t inlen = VCX_CMD_PAS_OFFSET + npages * VCX_PAS_SIZE, i;
+	u8 *in, *cqc, *pas;
+	int err;
+
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_CQ);
+	cqc = vcx_ptr(in, VCX_CREATE_CQ_IN_CQC);
+	vcx_set(cqc, VCX_CQC_CQE_SZ, 0);
+	vcx_set(cqc, VCX_CQC_LOG_CQ_SIZE, cq->log_nent);
+	vcx_set(cqc, VCX_CQC_UAR_PAGE, uar);
+	vcx_set(cqc, VCX_CQC_C_EQN, cq->eqn);
+	vcx_set(cqc, VCX_CQC_LOG_PAGE_SIZE, 0);		/* 4 KiB pages */
+	vcx_set(cqc, VCX_CQC_PAGE_OFFSET, 0);
+	vcx_set64(cqc, VCX_CQC_DBR_ADDR, cq->db.dma);
+	pas = in + VCX_CMD_PAS_OFFSET;
+	if (umem)
+		vcx_ib_fill_pas(umem, pas);
+	else
+		for (i = 0; i < npages; i++)
+			vcx_set64(pas + i * VCX_PAS_SIZE, VCX_FLD(0, 64),
+				  cq->buf_dma + i * VCX_PAGE_SIZE);
+	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
+	kvfree(in);
+	if (!err)
+		cq->cqn = vcx_get(out, VCX_CREATE_CQ_OUT_CQN);
+	return err;
+}
+
+static int vcx_cq_cmd_destroy(struct vcx_dev *vdev, u32 cqn)
+{
+	u8 in[VCX_CMD_SMALL_LEN] = {};
+	u8 out[VCX_CMD_SMALL_LEN] = {};
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_CQ);
+	vcx_set(in, VCX_OBJ_IN_NUM, cqn);
+	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
+}
+
+static int vcx_cq_create_user(struct vcx_cq *cq, struct ib_udata *udata, u32 *uar,
+			      size_t *npages)
+{
+	struct vcx_ucontext *uctx = rdma_udata_to_drv_context(udata, struct vcx_ucontext,
+							      ibuc);
+	struct vcx_create_cq_req req = {};
+	int err;
+
+	if (udata->inlen < offsetofend(struct vcx_create_cq_req, flags))
+		return -EINVAL;
+	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+	if (err)
+		return err;
+	if (req.cqe_size != VCX_CQE_SIZE || req.flags || !PAGE_ALIGNED(req.buf_addr))
+		return -EINVAL;
+	cq->umem = ib_umem_get(cq->ibcq.device, req.buf_addr,
+			       (size_t)VCX_CQE_SIZE << cq->log_nent, IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->umem)) {
+		err = PTR_ERR(cq->umem);
+		cq->umem = NULL;
+		return err;
+	}
+	err = vcx_ib_db_map_user(uctx, req.db_addr, &cq->db);
+	if (err) {
+		ib_umem_release(cq->umem);
+		cq->umem = NULL;
+		return err;
+	}
+	*npages = ib_umem_num_dma_blocks(cq->umem, VCX_PAGE_SIZE);
+	*uar = uctx->uar_index[0];
+	return 0;
+}
+
+static void vcx_cq_free_user(struct vcx_cq *cq, struct ib_udata *udata)
+{
+	struct vcx_ucontext *uctx = rdma_udata_to_drv_context(udata, struct vcx_ucontext,
+							      ibuc);
+
+	vcx_ib_db_unmap_user(uctx, &cq->db);
+	ib_umem_release(cq->umem);
+	cq->umem = NULL;
+}
+
+static int vcx_cq_create_kernel(struct vcx_dev *vdev, struct vcx_cq *cq, size_t *npages)
+{
+	u32 i;
+	int err;
+
+	cq->buf_size = max_t(size_t, (size_t)VCX_CQE_SIZE << cq->log_nent, VCX_PAGE_SIZE);
+	cq->buf = dma_alloc_coherent(vcx_dev(vdev), cq->buf_size, &cq->buf_dma, GFP_KERNEL);
+	if (!cq->buf)
+		return -ENOMEM;
+	for (i = 0; i < BIT(cq->log_nent); i++)
+		vcx_cqe_init(vcx_cq_get_cqe(cq, i));
+	err = vcx_ib_db_alloc(vdev, &cq->db);
+	if (err) {
+		dma_free_coherent(vcx_dev(vdev), cq->buf_size, cq->buf, cq->buf_dma);
+		cq->buf = NULL;
+		return err;
+	}
+	cq->db.db[0] = 0;
+	cq->db.db[1] = 0;
+	*npages = DIV_ROUND_UP(cq->buf_size, VCX_PAGE_SIZE);
+	return 0;
+}
+
+static void vcx_cq_free_kernel(struct vcx_dev *vdev, struct vcx_cq *cq)
+{
+	vcx_ib_db_free(vdev, &cq->db);
+	if (cq->buf)
+		dma_free_coherent(vcx_dev(vdev), cq->buf_size, cq->buf, cq->buf_dma);
+	cq->buf = NULL;
+}
+
+int vcx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  VCX_CREATE_CQ_UDATA_ARG)
+{
+	struct ib_udata *udata = VCX_CREATE_CQ_UDATA;
+	struct vcx_dev *vdev = ibdev_to_vdev(ibcq->device);
+	struct vcx_cq *cq = to_vcq(ibcq);
+	u32 max_log = vcx_cap(vdev, LOG_MAX_CQ_SZ);
+	u32 entries, uar = vdev->uar_index;
+	size_t npages = 0;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > (1 << max_log) - 1)
+		return -EINVAL;
+	if (attr->comp_vector >= vdev->num_comp_eqs)
+		return -EINVAL;
+	entries = roundup_pow_of_two(attr->cqe + 1);
+	cq->vdev = vdev;
+	cq->log_nent = ilog2(entries);
+	cq->eqn = vdev->comp_eqs[attr->comp_vector].eqn;
+	cq->cons_index = 0;
+	cq->arm_sn = 0;
+	spin_lock_init(&cq->lock);
+
+	if (udata)
+		err = vcx_cq_create_user(cq, udata, &uar, &npages);
+	else
+		err = vcx_cq_create_kernel(vdev, cq, &npages);
+	if (err)
+		return err;
+
+	err = vcx_cq_cmd_create(vdev, cq, uar, cq->umem, npages);
+	if (err)
+		goto err_buf;
+	err = xa_insert_irq(&vdev->cq_table, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		goto err_cmd;
+	ibcq->cqe = entries - 1;
+
+	if (udata) {
+		struct vcx_create_cq_resp resp = { .cqn = cq->cqn };
+
+		err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+		if (err)
+			goto err_table;
+	}
+	return 0;
+
+err_table:
+	xa_erase_irq(&vdev->cq_table, cq->cqn);
+err_cmd:
+	vcx_cq_cmd_destroy(vdev, cq->cqn);
+err_buf:
+	if (udata)
+		vcx_cq_free_user(cq, udata);
+	else
+		vcx_cq_free_kernel(vdev, cq);
+	return err;
+}
+
+int vcx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct vcx_dev *vdev = ibdev_to_vdev(ibcq->device);
+	struct vcx_cq *cq = to_vcq(ibcq);
+	int err;
+
+	/* No event reaches the CQ once it is out of the table. */
+	xa_erase_irq(&vdev->cq_table, cq->cqn);
+	err = vcx_cq_cmd_destroy(vdev, cq->cqn);
+	if (err && !vcx_in_error(vdev)) {
+		/* Still alive on the device: keep it reachable for events. */
+		WARN_ON(xa_insert_irq(&vdev->cq_table, cq->cqn, cq, GFP_KERNEL));
+		return err;
+	}
+	if (udata)
+		vcx_cq_free_user(cq, udata);
+	else
+		vcx_cq_free_kernel(vdev, cq);
+	return 0;
+}
+
+/* Arm: the arm word goes to the doorbell record, then the UAR (mlx5_cq_arm()). */
+int vcx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct vcx_cq *cq = to_vcq(ibcq);
+	struct vcx_dev *vdev = cq->vdev;
+	u32 cmd = (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+		  VCX_CQ_DB_CMD_NOTIFY_SOLICITED : VCX_CQ_DB_CMD_NOTIFY;
+	unsigned long irqflags;
+	__be32 doorbell[2];
+	u32 word;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	word = vcx_cq_arm_word(cq->arm_sn, cmd, cq->cons_index);
+	WRITE_ONCE(cq->db.db[VCX_CQ_DBR_ARM / 4], cpu_to_be32(word));
+	/* The record must be visible before the doorbell. */
+	wmb();
+	doorbell[0] = cpu_to_be32(word);
+	doorbell[1] = cpu_to_be32(cq->cqn);
+	__raw_writeq(*(u64 *)doorbell, vdev->uar + VCX_UAR_CQ_DOORBELL);
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && vcx_cq_sw_cqe(cq, cq->cons_index))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+static enum ib_wc_status vcx_cqe_status(u8 syndrome)
+{
+	switch (syndrome) {
+	case VCX_CQE_SYND_LOCAL_LENGTH_ERR:		return IB_WC_LOC_LEN_ERR;
+	case VCX_CQE_SYND_LOCAL_QP_OP_ERR:		return IB_WC_LOC_QP_OP_ERR;
+	case VCX_CQE_SYND_LOCAL_PROT_ERR:		return IB_WC_LOC_PROT_ERR;
+	case VCX_CQE_SYND_WR_FLUSH_ERR:			return IB_WC_WR_FLUSH_ERR;
+	case VCX_CQE_SYND_MW_BIND_ERR:			return IB_WC_MW_BIND_ERR;
+	case VCX_CQE_SYND_BAD_RESP_ERR:			return IB_WC_BAD_RESP_ERR;
+	case VCX_CQE_SYND_LOCAL_ACCESS_ERR:		return IB_WC_LOC_ACCESS_ERR;
+	case VCX_CQE_SYND_REMOTE_INVAL_REQ_ERR:		return IB_WC_REM_INV_REQ_ERR;
+	case VCX_CQE_SYND_REMOTE_ACCESS_ERR:		return IB_WC_REM_ACCESS_ERR;
+	case VCX_CQE_SYND_REMOTE_OP_ERR:		return IB_WC_REM_OP_ERR;
+	case VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR:	return IB_WC_RETRY_EXC_ERR;
+	case VCX_CQE_SYND_RNR_RETRY_EXC_ERR:		return IB_WC_RNR_RETRY_EXC_ERR;
+	case VCX_CQE_SYND_REMOTE_ABORTED_ERR:		return IB_WC_REM_ABORT_ERR;
+	default:					return IB_WC_GENERAL_ERR;
+	}
+}
+
+/* Requester CQE: the WQE it names completes, and every unsignaled one before it. */
+static void vcx_cq_req_wrid(struct vcx_qp *qp, const u8 *cqe, struct ib_wc *wc)
+{
+	struct vcx_wq *sq = &qp->sq;
+	u32 idx = vcx_get(cqe, VCX_CQE_WQE_COUNTER) & (sq->wqe_cnt - 1);
+
+	wc->wr_id = sq->wrid[idx];
+	wc->opcode = sq->opcode[idx];
+	sq->tail = sq->next_head[idx];
+}
+
+static void vcx_cq_resp_wrid(struct vcx_qp *qp, const u8 *cqe, struct ib_wc *wc)
+{
+	if (qp->ibqp.srq) {
+		struct vcx_srq *srq = to_vsrq(qp->ibqp.srq);
+		u16 idx = vcx_get(cqe, VCX_CQE_WQE_COUNTER);
+
+		wc->wr_id = srq->wrid[idx & (srq->max - 1)];
+		vcx_srq_free_wqe(srq, idx);
+	} else {
+		struct vcx_wq *rq = &qp->rq;
+
+		wc->wr_id = rq->wrid[rq->tail & (rq->wqe_cnt - 1)];
+		rq->tail++;
+	}
+}
+
+static void vcx_cq_responder(struct vcx_qp *qp, const u8 *cqe, u8 opcode, struct ib_wc *wc)
+{
+	vcx_cq_resp_wrid(qp, cqe, wc);
+	wc->status = IB_WC_SUCCESS;
+	wc->byte_len = vcx_get(cqe, VCX_CQE_BYTE_CNT);
+	switch (opcode) {
+	case VCX_CQE_RESP_WR_IMM:
+		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cpu_to_be32(vcx_get(cqe, VCX_CQE_IMM_INVAL_PKEY));
+		break;
+	case VCX_CQE_RESP_SEND:
+		wc->opcode = IB_WC_RECV;
+		break;
+	case VCX_CQE_RESP_SEND_IMM:
+		wc->opcode = IB_WC_RECV;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cpu_to_be32(vcx_get(cqe, VCX_CQE_IMM_INVAL_PKEY));
+		break;
+	case VCX_CQE_RESP_SEND_INV:
+		wc->opcode = IB_WC_RECV;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = vcx_get(cqe, VCX_CQE_IMM_INVAL_PKEY);
+		break;
+	}
+	wc->src_qp = vcx_get(cqe, VCX_CQE_RQPN);
+	wc->sl = vcx_get(cqe, VCX_CQE_SL);
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->dlid_path_bits = 0;
+	if (vcx_get(cqe, VCX_CQE_GRH))
+		wc->wc_flags |= IB_WC_GRH;
+	switch (vcx_get(cqe, VCX_CQE_ROCE_L3_TYPE)) {
+	case VCX_CQE_ROCE_L3_IPV4:
+		wc->network_hdr_type = RDMA_NETWORK_IPV4;
+		break;
+	case VCX_CQE_ROCE_L3_IPV6:
+		wc->network_hdr_type = RDMA_NETWORK_IPV6;
+		break;
+	default:
+		wc->network_hdr_type = RDMA_NETWORK_ROCE_V1;
+		break;
+	}
+	wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	if (vcx_get(cqe, VCX_CQE_VLAN_PRESENT)) {
+		wc->vlan_id = vcx_get(cqe, VCX_CQE_VLAN_INFO) & VLAN_VID_MASK;
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+	}
+}
+
+/* One CQE into wc: 0, -EAGAIN when the CQ is empty. Called with cq->lock held. */
+static int vcx_poll_one(struct vcx_cq *cq, struct ib_wc *wc)
+{
+	struct vcx_qp *qp;
+	u8 *cqe, opcode;
+	u32 qpn;
+
+again:
+	cqe = vcx_cq_sw_cqe(cq, cq->cons_index);
+	if (!cqe)
+		return -EAGAIN;
+	cq->cons_index++;
+	opcode = vcx_cqe_opcode(cqe);
+	qpn = vcx_get(cqe, VCX_CQE_QPN);
+	/* A QP being destroyed cleans this CQ under cq->lock first: the pointer is safe. */
+	qp = xa_load(&cq->vdev->qp_table, qpn);
+	if (!qp) {
+		dev_warn_ratelimited(vcx_dev(cq->vdev), "CQ 0x%x: CQE for unknown QP 0x%x\n",
+				     cq->cqn, qpn);
+		goto again;
+	}
+	memset(wc, 0, sizeof(*wc));
+	wc->qp = &qp->ibqp;
+	switch (opcode) {
+	case VCX_CQE_REQ:
+		vcx_cq_req_wrid(qp, cqe, wc);
+		wc->status = IB_WC_SUCCESS;
+		if (wc->opcode == IB_WC_RDMA_READ)
+			wc->byte_len = vcx_get(cqe, VCX_CQE_BYTE_CNT);
+		else if (wc->opcode == IB_WC_COMP_SWAP || wc->opcode == IB_WC_FETCH_ADD)
+			wc->byte_len = VCX_ATOMIC_SIZE;
+		break;
+	case VCX_CQE_RESP_WR_IMM:
+	case VCX_CQE_RESP_SEND:
+	case VCX_CQE_RESP_SEND_IMM:
+	case VCX_CQE_RESP_SEND_INV:
+		vcx_cq_responder(qp, cqe, opcode, wc);
+		break;
+	case VCX_CQE_REQ_ERR:
+	case VCX_CQE_RESP_ERR:
+		if (opcode == VCX_CQE_REQ_ERR)
+			vcx_cq_req_wrid(qp, cqe, wc);
+		else
+			vcx_cq_resp_wrid(qp, cqe, wc);
+		wc->status = vcx_cqe_status(vcx_get(cqe, VCX_CQE_SYNDROME));
+		wc->vendor_err = vcx_get(cqe, VCX_CQE_VENDOR_ERR_SYND);
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			dev_dbg(vcx_dev(cq->vdev), "QP 0x%x: error CQE syndrome 0x%x vendor 0x%x\n",
+				qpn, vcx_get(cqe, VCX_CQE_SYNDROME), wc->vendor_err);
+		break;
+	default:
+		dev_warn_ratelimited(vcx_dev(cq->vdev), "CQ 0x%x: unexpected CQE opcode 0x%x\n",
+				     cq->cqn, opcode);
+		goto again;
+	}
+	return 0;
+}
+
+int vcx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct vcx_cq *cq = to_vcq(ibcq);
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num_entries && !vcx_poll_one(cq, wc + n))
+		n++;
+	if (n)
+		vcx_cq_set_ci(cq);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/*
+ * Drop the CQEs of a QP being reset or destroyed (mlx5's __mlx5_ib_cq_clean), returning
+ * the SRQ WQEs they consumed. Kernel CQs only: the library cleans its own.
+ */
+void vcx_cq_clean(struct vcx_cq *cq, u32 qpn, struct vcx_srq *srq)
+{
+	u32 prod, nfreed = 0;
+	unsigned long flags;
+	u8 *cqe, *dest, owner, opcode;
+
+	if (!cq || !cq->buf)
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	for (prod = cq->cons_index; vcx_cq_sw_cqe(cq, prod); prod++)
+		if (prod == cq->cons_index + cq->ibcq.cqe)
+			break;
+	while ((s32)(--prod - cq->cons_index) >= 0) {
+		cqe = vcx_cq_get_cqe(cq, prod);
+		if (vcx_get(cqe, VCX_CQE_QPN) == qpn) {
+			opcode = vcx_cqe_opcode(cqe);
+			if (srq && opcode != VCX_CQE_REQ && opcode != VCX_CQE_REQ_ERR)
+				vcx_srq_free_wqe(srq, vcx_get(cqe, VCX_CQE_WQE_COUNTER));
+			nfreed++;
+		} else if (nfreed) {
+			dest = vcx_cq_get_cqe(cq, prod + nfreed);
+			owner = dest[VCX_CQE_OP_OWN_BYTE] & 1;
+			memcpy(dest, cqe, VCX_CQE_SIZE);
+			dest[VCX_CQE_OP_OWN_BYTE] = (dest[VCX_CQE_OP_OWN_BYTE] & ~1) | owner;
+		}
+	}
+	if (nfreed) {
+		cq->cons_index += nfreed;
+		/* The moved CQEs are in place before the device sees the new index. */
+		wmb();
+		vcx_cq_set_ci(cq);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/* Completion EQE (hard IRQ of a completion EQ). */
+void vcx_cq_event(struct vcx_dev *vdev, u32 cqn)
+{
+	struct vcx_cq *cq;
+
+	xa_lock(&vdev->cq_table);
+	cq = xa_load(&vdev->cq_table, cqn);
+	if (cq) {
+		cq->arm_sn++;
+		if (cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	}
+	xa_unlock(&vdev->cq_table);
+	if (!cq)
+		dev_warn_ratelimited(vcx_dev(vdev), "completion event for bogus CQ 0x%x\n", cqn);
+}
+
+void vcx_cq_async_event(struct vcx_dev *vdev, u32 cqn, u8 syndrome)
+{
+	struct ib_event ev = {};
+	struct vcx_cq *cq;
+
+	dev_warn_ratelimited(vcx_dev(vdev), "CQ 0x%x error, syndrome 0x%x\n", cqn, syndrome);
+	xa_lock(&vdev->cq_table);
+	cq = xa_load(&vdev->cq_table, cqn);
+	if (cq && cq->ibcq.event_handler) {
+		ev.device = cq->ibcq.device;
+		ev.event = IB_EVENT_CQ_ERR;
+		ev.element.cq = &cq->ibcq;
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	}
+	xa_unlock(&vdev->cq_table);
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vcx: memory regions (CREATE_MKEY / DESTROY_MKEY).
+ *
+ * - DMA MR (ib_alloc_pd's local_dma_lkey, get_dma_mr): a PA-mode mkey covering all of
+ *   memory (length64), as mlx5_ib_get_dma_mr().
+ * - User MR: the buffer is pinned with ib_umem, the best page size the mkey can use is
+ *   picked, and the DMA block addresses become the MTT list of an MTT-mode mkey.
+ * - FRWR (IB_MR_TYPE_MEM_REG) needs UMR WQEs to load translations from the send queue;
+ *   the vcx device executes none (prm-wqe.h carries the UMR opcode only), so alloc_mr
+ *   fails with -EOPNOTSUPP and IB_DEVICE_MEM_MGT_EXTENSIONS is not advertised.
+ *
+ * lkey = rkey = mkey index << 8 | variant byte.
+ */
+#include "vcx_verbs.h"
+
+/* Page sizes an MTT mkey accepts: 4 KiB to 2 GiB (mkc log_page_size, 6 bits). */
+#define VCX_MKEY_PAGE_SIZES	GENMASK_ULL(31, 12)
+
+static atomic_t vcx_mkey_variant = ATOMIC_INIT(0);
+
+static void vcx_mkc_access(u8 *mkc, int access)
+{
+	vcx_set(mkc, VCX_MKC_A, !!(access & IB_ACCESS_REMOTE_ATOMIC));
+	vcx_set(mkc, VCX_MKC_RW, !!(access & IB_ACCESS_REMOTE_WRITE));
+	vcx_set(mkc, VCX_MKC_RR, !!(access & IB_ACCESS_REMOTE_READ));
+	vcx_set(mkc, VCX_MKC_LW, !!(access & IB_ACCESS_LOCAL_WRITE));
+	vcx_set(mkc, VCX_MKC_LR, 1);
+}
+
+static int vcx_create_mkey(struct vcx_dev *vdev, struct vcx_mr *mr, u8 *in, size_t inlen)
+{
+	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 key = atomic_inc_return(&vcx_mkey_variant) & 0xff;
+	int err;
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_MKEY);
+	vcx_set(vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC), VCX_MKC_MKEY_7_0, key);
+	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
+	if (err)
+		return err;
+	mr->mkey_index = vcx_get(out, VCX_CREATE_MKEY_OUT_MKEY_INDEX);
+	mr->ibmr.lkey = mr->mkey_index << 8 | key;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return 0;
+}
+
+static int vcx_destroy_mkey(struct vcx_dev *vdev, struct vcx_mr *mr)
+{
+	u8 in[VCX_CMD_SMALL_LEN] = {};
+	u8 out[VCX_CMD_SMALL_LEN] = {};
+	int err;
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_MKEY);
+	vcx_set(in, VCX_OBJ_IN_NUM, mr->mkey_index);
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
+	return vcx_in_error(vdev) ? 0 : err;
+}
+
+struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct vcx_dev *vdev = ibdev_to_vdev(ibpd->device);
+	u8 in[VCX_CMD_PAS_OFFSET] = {};
+	struct vcx_mr *mr;
+	u8 *mkc;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
+	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_PA);
+	vcx_mkc_access(mkc, access);
+	vcx_set(mkc, VCX_MKC_LENGTH64, 1);
+	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set64(mkc, VCX_MKC_START_ADDR, 0);
+	err = vcx_create_mkey(vdev, mr, in, sizeof(in));
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+struct ib_mr *vcx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt,
+			      int access, struct ib_udata *udata)
+{
+	struct vcx_dev *vdev = ibdev_to_vdev(ibpd->device);
+	struct ib_block_iter biter;
+	unsigned long page_size;
+	size_t nmtt, inlen, i = 0;
+	struct vcx_mr *mr;
+	u8 *in, *mkc, *mtt;
+	int err;
+
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_RELAXED_ORDERING))
+		return ERR_PTR(-EOPNOTSUPP);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	page_size = ib_umem_find_best_pgsz(mr->umem, VCX_MKEY_PAGE_SIZES, virt);
+	if (!page_size) {
+		err = -EINVAL;
+		goto err_umem;
+	}
+	nmtt = ib_umem_num_dma_blocks(mr->umem, page_size);
+	inlen = VCX_CMD_PAS_OFFSET + ALIGN(nmtt, 2) * VCX_MTT_SIZE;
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in) {
+		err = -ENOMEM;
+		goto err_umem;
+	}
+	mtt = in + VCX_CMD_PAS_OFFSET;
+	rdma_umem_for_each_dma_block(mr->umem, &biter, page_size)
+		vcx_set64(mtt + i++ * VCX_MTT_SIZE, VCX_FLD(0, 64),
+			  rdma_block_iter_dma_address(&biter));
+
+	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
+	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
+	vcx_mkc_access(mkc, access);
+	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set64(mkc, VCX_MKC_START_ADDR, virt);
+	vcx_set64(mkc, VCX_MKC_LEN, length);
+	vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, order_base_2(page_size));
+	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, DIV_ROUND_UP(nmtt, 2));
+	vcx_set(in, VCX_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE, DIV_ROUND_UP(nmtt, 2));
+	err = vcx_create_mkey(vdev, mr, in, inlen);
+	kvfree(in);
+	if (err)
+		goto err_umem;
+	mr->ibmr.page_size = page_size;
+	return &mr->ibmr;
+
+err_umem:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+int vcx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct vcx_mr *mr = to_vmr(ibmr);
+	int err;
+
+	err = vcx_destroy_mkey(ibdev_to_vdev(ibmr->device), mr);
+	if (err)
+		return err;
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}
+
+struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg)
+{
+	/* FRWR needs UMR WQEs (REG_MR / LOCAL_INV through the SQ); the device has none. */
+	return ERR_PTR(-EOPNOTSUPP);
+}

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vcx: RDMA verbs (ib_core provider side).
+ *
+ *   vcx_ib.c    ib_device registration, device/port/GID/P_Key queries, the port netdev,
+ *               SET_ROCE_ADDRESS (add_gid/del_gid), ucontext + UAR mmap, doorbell record
+ *               pinning, event dispatch from the EQs (completions, async events)
+ *   vcx_pd.c    ALLOC_PD / DEALLOC_PD
+ *   vcx_mr.c    CREATE_MKEY / DESTROY_MKEY: DMA MR, user MR (ib_umem -> MTT), FRWR
+ *   vcx_cq.c    CREATE_CQ / DESTROY_CQ, arm doorbell, kernel poll_cq
+ *   vcx_qp.c    CREATE_QP, state transitions, QUERY_QP, DESTROY_QP, kernel post_send/recv
+ *   vcx_srq.c   CREATE_RMP/SRQ, MODIFY_RMP/ARM_RQ, QUERY_RMP/SRQ, DESTROY, post_srq_recv
+ *   vcx_ah.c    address handles (RoCE address vectors of UD WQEs)
+ */
+#ifndef VCX_VERBS_H
+#define VCX_VERBS_H
+
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/netdevice.h>
+#include <linux/version.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/ib_verbs.h>
+
+#include "vcx.h"
+#include "vcx/abi.h"
+#include "vcx/prm-wqe.h"
+
+/* create_cq takes a uverbs_attr_bundle from 6.10 on. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define VCX_CREATE_CQ_UDATA_ARG	struct uverbs_attr_bundle *attrs
+#define VCX_CREATE_CQ_UDATA	(attrs ? &attrs->driver_udata : NULL)
+#else
+#define VCX_CREATE_CQ_UDATA_ARG	struct ib_udata *udata_arg
+#define VCX_CREATE_CQ_UDATA	udata_arg
+#endif
+
+struct vcx_ib_dev {
+	struct ib_device ibdev;
+	struct vcx_dev *vdev;
+	struct net_device *netdev;	/* the port's (minimal) Ethernet interface */
+	u8 mac[ETH_ALEN];
+	enum ib_port_state port_state;
+	u32 max_sge;			/* data segments in any send or receive WQE */
+	u32 max_srq_sge;
+	u32 max_sq_desc;
+	u32 max_rq_desc;
+	u32 max_inline;			/* user QPs */
+	u32 atomic_caps;		/* VCX_ATOMIC_CAP_* */
+	u32 gid_table_len;
+	u32 kernel_bf;			/* kernel doorbell register (round robin) */
+	spinlock_t bf_lock;
+};
+
+static inline struct vcx_ib_dev *to_vibdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct vcx_ib_dev, ibdev);
+}
+
+/* Doorbell records: kernel ones from a DMA pool, user ones pinned in the caller's page. */
+struct vcx_user_db_page {
+	struct list_head list;
+	struct ib_umem *umem;
+	unsigned long user_virt;	/* page address */
+	int refcnt;
+};
+
+struct vcx_db {
+	__be32 *db;			/* kernel objects only */
+	dma_addr_t dma;
+	struct vcx_user_db_page *upage;	/* user objects only */
+};
+
+struct vcx_user_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	struct vcx_dev *vdev;
+	u32 uar_index;
+};
+
+struct vcx_ucontext {
+	struct ib_ucontext ibuc;
+	u32 num_uars;
+	u32 uar_index[VCX_UCTX_MAX_UARS];
+	struct rdma_user_mmap_entry *uar_entry[VCX_UCTX_MAX_UARS];
+	atomic_t next_bfreg;
+	struct mutex db_lock;
+	struct list_head db_pages;
+};
+
+static inline struct vcx_ucontext *to_vuctx(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct vcx_ucontext, ibuc);
+}
+
+struct vcx_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+static inline struct vcx_pd *to_vpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct vcx_pd, ibpd);
+}
+
+struct vcx_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	u32 mkey_index;
+};
+
+static inline struct vcx_mr *to_vmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct vcx_mr, ibmr);
+}
+
+struct vcx_cq {
+	struct ib_cq ibcq;
+	struct vcx_dev *vdev;
+	u32 cqn;
+	u32 log_nent;
+	u32 eqn;
+	/* kernel CQs */
+	void *buf;
+	dma_addr_t buf_dma;
+	size_t buf_size;
+	u32 cons_index;
+	u8 arm_sn;
+	spinlock_t lock;		/* poll / arm */
+	/* user CQs */
+	struct ib_umem *umem;
+	struct vcx_db db;
+};
+
+static inline struct vcx_cq *to_vcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct vcx_cq, ibcq);
+}
+
+struct vcx_srq {
+	struct ib_srq ibsrq;
+	struct vcx_dev *vdev;
+	u32 srqn;
+	bool is_rmp;			/* ISSI 1: an RMP; ISSI 0: an SRQ */
+	u32 max;			/* WQEs in the buffer (power of two) */
+	u32 max_wr;			/* WRs posted at once (query_srq's max_wr) */
+	u32 wqe_shift;
+	u32 max_gs;
+	u32 limit;
+	/* kernel SRQs */
+	void *buf;
+	dma_addr_t buf_dma;
+	size_t buf_size;
+	u64 *wrid;
+	u16 head, tail;
+	u16 wqe_ctr;
+	spinlock_t lock;
+	/* user SRQs */
+	struct ib_umem *umem;
+	struct vcx_db db;
+};
+
+static inline struct vcx_srq *to_vsrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct vcx_srq, ibsrq);
+}
+
+struct vcx_wq {
+	u32 wqe_cnt;			/* SQ: WQEBBs; RQ: WQEs (power of two) */
+	u32 wqe_shift;
+	u32 max_gs;
+	u32 max_post;			/* WRs the consumer may have outstanding */
+	u32 offset;			/* in the QP buffer */
+	u32 head, tail;			/* producer, consumer (free running) */
+	u64 *wrid;
+	u32 *next_head;			/* SQ: head after the WQE starting at this index */
+	u8 *opcode;			/* SQ: ib_wc_opcode of the WQE at this index */
+	spinlock_t lock;
+};
+
+struct vcx_qp {
+	struct ib_qp ibqp;
+	struct vcx_dev *vdev;
+	u32 qpn;
+	u8 st;				/* VCX_QP_ST_* */
+	enum ib_qp_state state;
+	u8 port;
+	bool sq_signal_all;
+	u32 qkey;
+	u32 access_flags;		/* IB_ACCESS_* of the responder */
+	u8 resp_depth;			/* max_dest_rd_atomic */
+	/* kernel QPs */
+	void *buf;
+	dma_addr_t buf_dma;
+	size_t buf_size;
+	struct vcx_wq sq, rq;
+	u8 *scratch;			/* WQE under construction (SQ lock) */
+	void __iomem *bf;		/* doorbell register */
+	u32 bf_offset;			/* alternating half */
+	/* user QPs */
+	struct ib_umem *umem;
+	struct vcx_db db;
+	u32 bfreg;
+};
+
+static inline struct vcx_qp *to_vqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct vcx_qp, ibqp);
+}
+
+struct vcx_ah {
+	struct ib_ah ibah;
+	u8 av[VCX_WQE_AV_SIZE];		/* address vector, as UD WQEs carry it */
+};
+
+static inline struct vcx_ah *to_vah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct vcx_ah, ibah);
+}
+
+static inline struct vcx_dev *ibdev_to_vdev(struct ib_device *ibdev)
+{
+	return to_vibdev(ibdev)->vdev;
+}
+
+#define vcx_cap(vdev, fld)	vcx_get((vdev)->caps.general, VCX_CAP_GEN_##fld)
+
+/* vcx_ib.c */
+int vcx_ib_db_alloc(struct vcx_dev *vdev, struct vcx_db *db);
+void vcx_ib_db_free(struct vcx_dev *vdev, struct vcx_db *db);
+int vcx_ib_db_map_user(struct vcx_ucontext *uctx, u64 virt, struct vcx_db *db);
+void vcx_ib_db_unmap_user(struct vcx_ucontext *uctx, struct vcx_db *db);
+void vcx_ib_fill_pas(struct ib_umem *umem, u8 *pas);
+int vcx_ib_alloc_uar(struct vcx_dev *vdev, u32 *index);
+void vcx_ib_dealloc_uar(struct vcx_dev *vdev, u32 index);
+int vcx_ib_fill_ah_av(struct vcx_ib_dev *ibd, const struct rdma_ah_attr *ah, u8 *av);
+
+/* vcx_pd.c */
+int vcx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int vcx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+
+/* vcx_mr.c */
+struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *vcx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt,
+			      int access, struct ib_udata *udata);
+int vcx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+
+/* vcx_cq.c */
+int vcx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  VCX_CREATE_CQ_UDATA_ARG);
+int vcx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vcx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int vcx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+void vcx_cq_clean(struct vcx_cq *cq, u32 qpn, struct vcx_srq *srq);
+void vcx_cq_event(struct vcx_dev *vdev, u32 cqn);
+void vcx_cq_async_event(struct vcx_dev *vdev, u32 cqn, u8 syndrome);
+
+/* vcx_qp.c */
+int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		  struct ib_udata *udata);
+int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int vcx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init_attr);
+int vcx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int vcx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int vcx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+void vcx_qp_async_event(struct vcx_dev *vdev, u32 qpn, u8 type);
+
+/* vcx_srq.c */
+int vcx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		   struct ib_udata *udata);
+int vcx_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int vcx_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vcx_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int vcx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+void vcx_srq_free_wqe(struct vcx_srq *srq, u16 wqe_index);
+void vcx_srq_async_event(struct vcx_dev *vdev, u32 srqn, u8 type);
+
+/* vcx_ah.c */
+int vcx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		  struct ib_udata *udata);
+int vcx_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+#endif /* VCX_VERBS_H */

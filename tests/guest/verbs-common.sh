@@ -1,0 +1,30 @@
+# Helpers of the verbs guest tests (sourced after lib.sh).
+
+VCX_IBDEV=vcx_0
+
+# The ib_device exists, and its netdev (named vcxN) is up so that ib_core builds GIDs.
+vcx_verbs_up() {
+	local ndev
+	[ -d /sys/class/infiniband/$VCX_IBDEV ] || fail "no ib_device $VCX_IBDEV"
+	ndev=$(rdma link show $VCX_IBDEV/1 | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+	[ -n "$ndev" ] || fail "$VCX_IBDEV/1 has no netdev"
+	ip link set "$ndev" up || fail "ip link set $ndev up"
+	echo "$ndev"
+}
+
+# Index of the first RoCE v2 GID of port 1 (waits up to 10 s for ib_core to add it).
+vcx_roce_v2_gid() {
+	local d=/sys/class/infiniband/$VCX_IBDEV/ports/1 i t g
+	for _ in $(seq 100); do
+		for t in "$d"/gid_attrs/types/*; do
+			i=${t##*/}
+			g=$(cat "$d/gids/$i" 2>/dev/null) || continue
+			[ "$g" != "0000:0000:0000:0000:0000:0000:0000:0000" ] || continue
+			[ "$(cat "$t" 2>/dev/null)" = "RoCE v2" ] || continue
+			echo "$i"
+			return 0
+		done
+		sleep 0.1
+	done
+	return 1
+}

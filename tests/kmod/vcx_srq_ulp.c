@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vcx_srq_ulp: a small in-kernel ULP that exercises vcx.ko's kernel verbs with an SRQ.
+ *
+ * On load it finds the ib_device named by the "dev" parameter (vcx_0) and runs:
+ *
+ *  1. Attribute checks that must fail before any command: SRQ max_wr above the device
+ *     limit, srq_limit >= max_wr, max_sge above the limit (-EINVAL); a tag-matching SRQ
+ *     and an XRC initiator QP (-EOPNOTSUPP).
+ *  2. One PD, one CQ per online CPU (ib_alloc_cq, IB_POLL_WORKQUEUE), one SRQ shared by
+ *     8 RC QPs connected in loopback pairs (0<->1, 2<->3, ...) on port 1 through the
+ *     port's RoCE v2 link-local GID. FRWR registration of the send buffers when the device
+ *     offers memory management extensions (vcx does not: it is skipped and reported).
+ *  3. Every QP sends "msgs" messages to its peer; every receive lands in the SRQ and its
+ *     payload is checked byte by byte (sender, sequence number, pattern, length, QP).
+ *  4. The SRQ limit is armed below the number of posted WQEs, reposting stops, a few more
+ *     messages consume WQEs: IB_EVENT_SRQ_LIMIT_REACHED must arrive.
+ *  5. A second SRQ with no WQE at all: a pair sends into it (RNR NAKs, rnr_retry 7); then
+ *     WQEs are posted and every message must arrive intact, no send may fail.
+ *  6. Teardown: QPs, SRQs, CQs, buffers, PD.
+ *
+ * The result is logged ("vcx_srq_ulp: PASS ..." or "vcx_srq_ulp: FAIL ..."), kept in the
+ * read-only parameter /sys/module/vcx_srq_ulp/parameters/result, and returned by module
+ * init (0, or the errno of the failed step: insmod fails).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/wait.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+#define ULP "vcx_srq_ulp"
+#define NQP 8
+#define MSG_SIZE 1024
+#define NRECV 256
+#define RNR_MSGS 16
+#define TIMEOUT (30 * HZ)
+
+static char *dev_name_param = "vcx_0";
+module_param_named(dev, dev_name_param, charp, 0444);
+MODULE_PARM_DESC(dev, "ib_device to test");
+static int msgs = 32;
+module_param(msgs, int, 0444);
+MODULE_PARM_DESC(msgs, "messages sent by each QP");
+static char result[128] = "not run";
+module_param_string(result, result, sizeof(result), 0444);
+MODULE_PARM_DESC(result, "PASS or FAIL with the reason");
+
+struct ulp;
+
+struct ulp_buf {
+	struct ib_cqe cqe;
+	struct ulp *u;
+	struct ib_srq *srq;
+	u8 *data;
+	u64 dma;
+};
+
+struct ulp {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq **cqs;
+	int ncq;
+	struct ib_srq *srq, *srq2;
+	struct ib_qp *qp[NQP + 2];	/* NQP on srq, 2 on srq2 */
+	struct ulp_buf rbuf[NRECV + RNR_MSGS];
+	struct ulp_buf *sbuf;		/* (NQP + 2) * msgs */
+	int nsbuf;
+	u8 sgid_index;
+	union ib_gid gid;
+	bool repost;
+	atomic_t posted;		/* WQEs in srq */
+	atomic_t recv_ok, recv_bad, send_ok, send_bad;
+	atomic_t limit_events;
+	wait_queue_head_t wq;
+	char why[96];
+};
+
+static struct ulp *the_ulp;
+
+static void ulp_fail(struct ulp *u, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (u->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(u->why, sizeof(u->why), fmt, ap);
+	va_end(ap);
+	pr_err(ULP ": %s\n", u->why);
+}
+
+static void ulp_fill(u8 *p, int sender, int seq)
+{
+	int i;
+
+	p[0] = sender;
+	p[1] = seq;
+	p[2] = seq >> 8;
+	for (i = 3; i < MSG_SIZE; i++)
+		p[i] = (u8)(sender * 31 + seq * 7 + i);
+}
+
+static int ulp_post_recv(struct ulp *u, struct ulp_buf *b)
+{
+	struct ib_sge sge = { .addr = b->dma, .length = MSG_SIZE, .lkey = u->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_cqe = &b->cqe, .sg_list = &sge, .num_sge = 1 };
+	int err;
+
+	ib_dma_sync_single_for_device(u->dev, b->dma, MSG_SIZE, DMA_FROM_DEVICE);
+	err = ib_post_srq_recv(b->srq, &wr, NULL);
+	if (!err && b->srq == u->srq)
+		atomic_inc(&u->posted);
+	return err;
+}
+
+static int ulp_qp_index(struct ulp *u, struct ib_qp *qp)
+{
+	int i;
+
+	for (i = 0; i < NQP + 2; i++)
+		if (u->qp[i] == qp)
+			return i;
+	return -1;
+}
+
+static void ulp_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ulp_buf *b = container_of(wc->wr_cqe, struct ulp_buf, cqe);
+	struct ulp *u = b->u;
+	int me, sender, seq, i;
+	u8 *p = b->data;
+
+	if (b->srq == u->srq)
+		atomic_dec(&u->posted);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			atomic_inc(&u->recv_bad);
+			ulp_fail(u, "receive completion status %s",
+				 ib_wc_status_msg(wc->status));
+		}
+		goto out;
+	}
+	ib_dma_sync_single_for_cpu(u->dev, b->dma, MSG_SIZE, DMA_FROM_DEVICE);
+	me = ulp_qp_index(u, wc->qp);
+	sender = p[0];
+	seq = p[1] | p[2] << 8;
+	if (wc->byte_len != MSG_SIZE || me < 0 || sender != (me ^ 1) ||
+	    wc->src_qp != u->qp[sender]->qp_num || seq >= msgs + 8) {
+		atomic_inc(&u->recv_bad);
+		ulp_fail(u, "bad receive: len %u qp %d sender %d src_qp 0x%x seq %d", wc->byte_len,
+			 me, sender, wc->src_qp, seq);
+		goto out;
+	}
+	for (i = 3; i < MSG_SIZE; i++) {
+		if (p[i] != (u8)(sender * 31 + seq * 7 + i)) {
+			atomic_inc(&u->recv_bad);
+			ulp_fail(u, "payload from QP %d seq %d differs at byte %d", sender, seq, i);
+			goto out;
+		}
+	}
+	memset(p, 0, MSG_SIZE);
+	atomic_inc(&u->recv_ok);
+	if (READ_ONCE(u->repost) || b->srq != u->srq)
+		if (ulp_post_recv(u, b))
+			ulp_fail(u, "repost to the SRQ failed");
+out:
+	wake_up(&u->wq);
+}
+
+static void ulp_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ulp_buf *b = container_of(wc->wr_cqe, struct ulp_buf, cqe);
+	struct ulp *u = b->u;
+
+	if (wc->status == IB_WC_SUCCESS) {
+		atomic_inc(&u->send_ok);
+	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
+		atomic_inc(&u->send_bad);
+		ulp_fail(u, "send completion status %s", ib_wc_status_msg(wc->status));
+	}
+	wake_up(&u->wq);
+}
+
+static void ulp_srq_event(struct ib_event *ev, void *ctx)
+{
+	struct ulp *u = ctx;
+
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED) {
+		atomic_inc(&u->limit_events);
+		wake_up(&u->wq);
+	} else {
+		ulp_fail(u, "unexpected SRQ event %s", ib_event_msg(ev->event));
+	}
+}
+
+static void ulp_qp_event(struct ib_event *ev, void *ctx)
+{
+	/* LAST_WQE_REACHED at teardown is expected; anything else is reported. */
+	if (ev->event != IB_EVENT_QP_LAST_WQE_REACHED)
+		ulp_fail(ctx, "unexpected QP event %s", ib_event_msg(ev->event));
+}
+
+static int ulp_send(struct ulp *u, int qpi, int seq)
+{
+	struct ulp_buf *b = &u->sbuf[qpi * msgs + (seq % msgs)];
+	struct ib_sge sge = { .addr = b->dma, .length = MSG_SIZE, .lkey = u->pd->local_dma_lkey };
+	struct ib_send_wr wr = {
+		.wr_cqe = &b->cqe, .sg_list = &sge, .num_sge = 1,
+		.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+	};
+
+	ulp_fill(b->data, qpi, seq);
+	ib_dma_sync_single_for_device(u->dev, b->dma, MSG_SIZE, DMA_TO_DEVICE);
+	return ib_post_send(u->qp[qpi], &wr, NULL);
+}
+
+/* The port's RoCE v2 link-local GID (the default GID ib_core builds from the MAC). */
+static int ulp_find_gid(struct ulp *u)
+{
+	const struct ib_gid_attr *attr;
+	struct ib_port_attr pa;
+	int i, err;
+
+	err = ib_query_port(u->dev, 1, &pa);
+	if (err)
+		return err;
+	for (i = 0; i < pa.gid_tbl_len; i++) {
+		attr = rdma_get_gid_attr(u->dev, 1, i);
+		if (IS_ERR(attr))
+			continue;
+		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
+			u->gid = attr->gid;
+			u->sgid_index = i;
+			rdma_put_gid_attr(attr);
+			return 0;
+		}
+		rdma_put_gid_attr(attr);
+	}
+	return -ENOENT;
+}
+
+static struct ib_qp *ulp_create_qp(struct ulp *u, struct ib_srq *srq, struct ib_cq *cq)
+{
+	struct ib_qp_init_attr attr = {
+		.event_handler = ulp_qp_event,
+		.qp_context = u,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.srq = srq,
+		.cap = { .max_send_wr = msgs + 8, .max_send_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+
+	return ib_create_qp(u->pd, &attr);
+}
+
+static int ulp_connect(struct ulp *u, struct ib_qp *qp, u32 dqpn)
+{
+	struct ib_qp_attr a = {};
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;		/* 0.01 ms: quick RNR retries */
+	a.ah_attr.type = rdma_ah_find_type(u->dev, 1);
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	rdma_ah_set_grh(&a.ah_attr, &u->gid, 0, u->sgid_index, 64, 0);
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+			   IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 0;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;		/* infinite */
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int ulp_map(struct ulp *u, struct ulp_buf *b, struct ib_srq *srq,
+		   enum dma_data_direction dir, void (*done)(struct ib_cq *, struct ib_wc *))
+{
+	b->u = u;
+	b->srq = srq;
+	b->cqe.done = done;
+	b->data = kzalloc(MSG_SIZE, GFP_KERNEL);
+	if (!b->data)
+		return -ENOMEM;
+	b->dma = ib_dma_map_single(u->dev, b->data, MSG_SIZE, dir);
+	if (ib_dma_mapping_error(u->dev, b->dma)) {
+		kfree(b->data);
+		b->data = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ulp_unmap(struct ulp *u, struct ulp_buf *b, enum dma_data_direction dir)
+{
+	if (!b->data)
+		return;
+	ib_dma_unmap_single(u->dev, b->dma, MSG_SIZE, dir);
+	kfree(b->data);
+	b->data = NULL;
+}
+
+/* Step 1: attributes refused before any command. */
+static int ulp_check_refusals(struct ulp *u)
+{
+	const struct ib_device_attr *da = &u->dev->attrs;
+	struct ib_srq_init_attr sa = {};
+	struct ib_qp_init_attr qa = {};
+	struct ib_srq *srq;
+	struct ib_qp *qp;
+	int i;
+	struct {
+		const char *what;
+		u32 max_wr, max_sge, limit;
+		enum ib_srq_type type;
+		int want;
+	} cases[] = {
+		{ "max_wr > max_srq_wr", da->max_srq_wr + 1, 1, 0, IB_SRQT_BASIC, -EINVAL },
+		{ "srq_limit >= max_wr", 16, 1, 16, IB_SRQT_BASIC, -EINVAL },
+		{ "max_sge > max_srq_sge", 16, da->max_srq_sge + 1, 0, IB_SRQT_BASIC, -EINVAL },
+		{ "tag-matching SRQ", 16, 1, 0, IB_SRQT_TM, -EOPNOTSUPP },
+	};
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		memset(&sa, 0, sizeof(sa));
+		sa.attr.max_wr = cases[i].max_wr;
+		sa.attr.max_sge = cases[i].max_sge;
+		sa.attr.srq_limit = cases[i].limit;
+		sa.srq_type = cases[i].type;
+		sa.ext.cq = u->cqs[0];
+		srq = ib_create_srq(u->pd, &sa);
+		if (!IS_ERR(srq)) {
+			ib_destroy_srq(srq);
+			ulp_fail(u, "SRQ with %s was created", cases[i].what);
+			return -EINVAL;
+		}
+		if (PTR_ERR(srq) != cases[i].want) {
+			ulp_fail(u, "SRQ with %s: %ld, expected %d", cases[i].what, PTR_ERR(srq),
+				 cases[i].want);
+			return -EINVAL;
+		}
+		pr_info(ULP ": SRQ with %s refused (%ld)\n", cases[i].what, PTR_ERR(srq));
+	}
+	qa.send_cq = u->cqs[0];
+	qa.recv_cq = u->cqs[0];
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.qp_type = IB_QPT_XRC_INI;
+	qp = ib_create_qp(u->pd, &qa);
+	if (!IS_ERR(qp)) {
+		ib_destroy_qp(qp);
+		ulp_fail(u, "XRC_INI QP was created");
+		return -EINVAL;
+	}
+	if (PTR_ERR(qp) != -EOPNOTSUPP) {
+		ulp_fail(u, "XRC_INI QP: %ld, expected %d", PTR_ERR(qp), -EOPNOTSUPP);
+		return -EINVAL;
+	}
+	pr_info(ULP ": XRC_INI QP refused (%ld)\n", PTR_ERR(qp));
+	return 0;
+}
+
+static bool ulp_wait(struct ulp *u, atomic_t *v, int n)
+{
+	return wait_event_timeout(u->wq, atomic_read(v) >= n || u->why[0], TIMEOUT) &&
+	       !u->why[0];
+}
+
+static int ulp_run(struct ulp *u)
+{
+	struct ib_srq_init_attr sa = {};
+	int i, seq, err, sent, limit;
+
+	init_waitqueue_head(&u->wq);
+	u->pd = ib_alloc_pd(u->dev, 0);
+	if (IS_ERR(u->pd)) {
+		err = PTR_ERR(u->pd);
+		u->pd = NULL;
+		ulp_fail(u, "ib_alloc_pd: %d", err);
+		return err;
+	}
+	u->ncq = num_online_cpus();
+	u->cqs = kcalloc(u->ncq, sizeof(*u->cqs), GFP_KERNEL);
+	if (!u->cqs)
+		return -ENOMEM;
+	for (i = 0; i < u->ncq; i++) {
+		u->cqs[i] = ib_alloc_cq(u->dev, u, 2 * (NRECV + RNR_MSGS),
+					i % u->dev->num_comp_vectors, IB_POLL_WORKQUEUE);
+		if (IS_ERR(u->cqs[i])) {
+			err = PTR_ERR(u->cqs[i]);
+			u->cqs[i] = NULL;
+			ulp_fail(u, "ib_alloc_cq %d: %d", i, err);
+			return err;
+		}
+	}
+	err = ulp_check_refusals(u);
+	if (err)
+		return err;
+
+	if (u->dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)
+		pr_info(ULP ": device has FRWR; this test registers through local_dma_lkey\n");
+	else
+		pr_info(ULP ": no memory management extensions: FRWR skipped\n");
+
+	err = ulp_find_gid(u);
+	if (err) {
+		ulp_fail(u, "no RoCE v2 GID on port 1 (%d)", err);
+		return err;
+	}
+
+	sa.event_handler = ulp_srq_event;
+	sa.srq_context = u;
+	sa.attr.max_wr = NRECV;
+	sa.attr.max_sge = 1;
+	sa.srq_type = IB_SRQT_BASIC;
+	u->srq = ib_create_srq(u->pd, &sa);
+	if (IS_ERR(u->srq)) {
+		err = PTR_ERR(u->srq);
+		u->srq = NULL;
+		ulp_fail(u, "ib_create_srq: %d", err);
+		return err;
+	}
+	sa.attr.max_wr = RNR_MSGS;
+	u->srq2 = ib_create_srq(u->pd, &sa);
+	if (IS_ERR(u->srq2)) {
+		err = PTR_ERR(u->srq2);
+		u->srq2 = NULL;
+		ulp_fail(u, "ib_create_srq (second): %d", err);
+		return err;
+	}
+	for (i = 0; i < NQP + 2; i++) {
+		u->qp[i] = ulp_create_qp(u, i < NQP ? u->srq : u->srq2, u->cqs[i % u->ncq]);
+		if (IS_ERR(u->qp[i])) {
+			err = PTR_ERR(u->qp[i]);
+			u->qp[i] = NULL;
+			ulp_fail(u, "ib_create_qp %d: %d", i, err);
+			return err;
+		}
+	}
+	for (i = 0; i < NQP + 2; i++) {
+		err = ulp_connect(u, u->qp[i], u->qp[i ^ 1]->qp_num);
+		if (err) {
+			ulp_fail(u, "connecting QP %d: %d", i, err);
+			return err;
+		}
+	}
+
+	u->nsbuf = (NQP + 2) * msgs;
+	u->sbuf = kcalloc(u->nsbuf, sizeof(*u->sbuf), GFP_KERNEL);
+	if (!u->sbuf)
+		return -ENOMEM;
+	for (i = 0; i < u->nsbuf; i++)
+		if (ulp_map(u, &u->sbuf[i], NULL, DMA_TO_DEVICE, ulp_send_done))
+			return -ENOMEM;
+	for (i = 0; i < NRECV + RNR_MSGS; i++)
+		if (ulp_map(u, &u->rbuf[i], i < NRECV ? u->srq : u->srq2, DMA_FROM_DEVICE,
+			    ulp_recv_done))
+			return -ENOMEM;
+
+	/* Step 3: traffic from every QP into the shared SRQ. */
+	WRITE_ONCE(u->repost, true);
+	for (i = 0; i < NRECV; i++) {
+		err = ulp_post_recv(u, &u->rbuf[i]);
+		if (err) {
+			ulp_fail(u, "ib_post_srq_recv %d: %d", i, err);
+			return err;
+		}
+	}
+	for (seq = 0; seq < msgs; seq++)
+		for (i = 0; i < NQP; i++) {
+			err = ulp_send(u, i, seq);
+			if (err) {
+				ulp_fail(u, "ib_post_send QP %d seq %d: %d", i, seq, err);
+				return err;
+			}
+		}
+	sent = NQP * msgs;
+	if (!ulp_wait(u, &u->recv_ok, sent) || !ulp_wait(u, &u->send_ok, sent)) {
+		ulp_fail(u, "traffic: %d/%d received, %d/%d sent", atomic_read(&u->recv_ok), sent,
+			 atomic_read(&u->send_ok), sent);
+		return -ETIMEDOUT;
+	}
+	pr_info(ULP ": %d messages of %d bytes from %d QPs through one SRQ, payload checked\n",
+		sent, MSG_SIZE, NQP);
+
+	/* Step 4: the limit. Reposting stops; 8 more messages take 8 WQEs below it. */
+	WRITE_ONCE(u->repost, false);
+	limit = atomic_read(&u->posted) - 4;
+	err = ib_modify_srq(u->srq, &(struct ib_srq_attr){ .srq_limit = limit }, IB_SRQ_LIMIT);
+	if (err) {
+		ulp_fail(u, "ib_modify_srq limit %d: %d", limit, err);
+		return err;
+	}
+	for (i = 0; i < 8; i++) {
+		err = ulp_send(u, 0, msgs + i);
+		if (err) {
+			ulp_fail(u, "ib_post_send (limit) %d: %d", i, err);
+			return err;
+		}
+	}
+	if (!ulp_wait(u, &u->recv_ok, sent + 8) || !ulp_wait(u, &u->limit_events, 1)) {
+		ulp_fail(u, "SRQ limit %d: %d events, %d WQEs left", limit,
+			 atomic_read(&u->limit_events), atomic_read(&u->posted));
+		return -ETIMEDOUT;
+	}
+	sent += 8;
+	pr_info(ULP ": SRQ_LIMIT_REACHED at limit %d (%d WQEs left)\n", limit,
+		atomic_read(&u->posted));
+
+	/* Step 5: an SRQ with no WQE: RNR retries until WQEs come, nothing is lost. */
+	for (seq = 0; seq < RNR_MSGS; seq++) {
+		err = ulp_send(u, NQP, seq);
+		if (err) {
+			ulp_fail(u, "ib_post_send (RNR) %d: %d", seq, err);
+			return err;
+		}
+	}
+	msleep(500);
+	if (atomic_read(&u->recv_ok) != sent || u->why[0]) {
+		ulp_fail(u, "receives on an empty SRQ");
+		return -EIO;
+	}
+	for (i = NRECV; i < NRECV + RNR_MSGS; i++) {
+		err = ulp_post_recv(u, &u->rbuf[i]);
+		if (err) {
+			ulp_fail(u, "ib_post_srq_recv (RNR) %d: %d", i, err);
+			return err;
+		}
+	}
+	sent += RNR_MSGS;
+	if (!ulp_wait(u, &u->recv_ok, sent) || !ulp_wait(u, &u->send_ok, sent) ||
+	    atomic_read(&u->send_bad) || atomic_read(&u->recv_bad)) {
+		ulp_fail(u, "RNR: %d/%d received, %d/%d sent, %d bad", atomic_read(&u->recv_ok),
+			 sent, atomic_read(&u->send_ok), sent, atomic_read(&u->send_bad));
+		return -EIO;
+	}
+	pr_info(ULP ": %d messages into an empty SRQ arrived after RNR retries\n", RNR_MSGS);
+	return 0;
+}
+
+/* Step 6: QPs (to ERR, then destroyed), SRQs, CQs, buffers, PD. */
+static void ulp_teardown(struct ulp *u)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
+	int i;
+
+	for (i = 0; i < NQP + 2; i++)
+		if (u->qp[i])
+			ib_modify_qp(u->qp[i], &a, IB_QP_STATE);
+	for (i = 0; i < NQP + 2; i++)
+		if (u->qp[i])
+			ib_destroy_qp(u->qp[i]);
+	if (u->srq2)
+		ib_destroy_srq(u->srq2);
+	if (u->srq)
+		ib_destroy_srq(u->srq);
+	for (i = 0; u->cqs && i < u->ncq; i++)
+		if (u->cqs[i])
+			ib_free_cq(u->cqs[i]);
+	kfree(u->cqs);
+	for (i = 0; u->sbuf && i < u->nsbuf; i++)
+		ulp_unmap(u, &u->sbuf[i], DMA_TO_DEVICE);
+	kfree(u->sbuf);
+	for (i = 0; i < NRECV + RNR_MSGS; i++)
+		ulp_unmap(u, &u->rbuf[i], DMA_FROM_DEVICE);
+	if (u->pd)
+		ib_dealloc_pd(u->pd);
+}
+
+static int ulp_add(struct ib_device *dev)
+{
+	if (!the_ulp->dev && !strcmp(dev_name(&dev->dev), dev_name_param))
+		the_ulp->dev = dev;
+	return 0;
+}
+
+static void ulp_remove(struct ib_device *dev, void *data)
+{
+}
+
+static struct ib_client ulp_client = {
+	.name = ULP,
+	.add = ulp_add,
+	.remove = ulp_remove,
+};
+
+static int __init ulp_init(void)
+{
+	struct ulp *u;
+	int err;
+
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return -ENOMEM;
+	the_ulp = u;
+	err = ib_register_client(&ulp_client);
+	if (err)
+		goto out_free;
+	if (!u->dev) {
+		ulp_fail(u, "no ib_device %s", dev_name_param);
+		err = -ENODEV;
+	} else {
+		err = ulp_run(u);
+		if (err && !u->why[0])
+			ulp_fail(u, "step failed: %d", err);
+		ulp_teardown(u);
+	}
+	ib_unregister_client(&ulp_client);
+	if (err) {
+		snprintf(result, sizeof(result), "FAIL %s", u->why);
+		pr_err(ULP ": FAIL %s\n", u->why);
+		goto out_free;
+	}
+	snprintf(result, sizeof(result), "PASS %d QPs, SRQ limit, RNR on an empty SRQ", NQP);
+	pr_info(ULP ": %s\n", result);
+	/* Stay loaded so that the result can be read; nothing is held any more. */
+	kfree(u);
+	the_ulp = NULL;
+	return 0;
+
+out_free:
+	kfree(u);
+	the_ulp = NULL;
+	return err;
+}
+
+static void __exit ulp_exit(void)
+{
+}
+
+module_init(ulp_init);
+module_exit(ulp_exit);
+MODULE_DESCRIPTION("vcx kernel verbs test: SRQ shared by RC QPs in loopback");
+MODULE_LICENSE("GPL");
