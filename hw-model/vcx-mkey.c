@@ -319,6 +319,14 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
 {
     uint8_t *p = buf;
 
+    /*
+     * Exactly the key's range: its MTT pages may reach past start + len, but the bytes
+     * a transfer touches must not (receive entries are checked here, as they are filled).
+     */
+    if (!mk->length64 &&
+        (va < mk->start || len > mk->len || va - mk->start > mk->len - len)) {
+        return MEMTX_ACCESS_ERROR;
+    }
     while (len) {
         uint64_t pa, room;
         uint32_t n;

@@ -351,9 +351,14 @@ static int vcx_resp_get_wqe(VcxState *s, VcxQp *qp, VcxSgl *sgl, uint16_t *index
         if (lkey == VCX_INVALID_LKEY) {
             break;
         }
+        /*
+         * The key, PD and access right are checked now; the range only for the bytes a
+         * message writes (vcx_mkey_rw), as on ConnectX and rxe: a receive entry may reach
+         * past its key (perftest posts MTU-sized receives).
+         */
         if (bc & VCX_WQE_INLINE_FLAG) {
             why = "inline segment in a receive WQE";
-        } else if (!(mk = vcx_mkey_check(s, lkey, pdn, qp->qpn, va, bc,
+        } else if (!(mk = vcx_mkey_check(s, lkey, pdn, qp->qpn, va, 0,
                                          VCX_ACC_LOCAL_WRITE, &why))) {
             /* why set by the check */
         } else {
