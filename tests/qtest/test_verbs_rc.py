@@ -188,7 +188,7 @@ def malformed(v):
     a, b = pair(v, pd, cq)
     a.post_send(0x25, dseg(buf, 4, key))
     t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()], [(0xd, 0x02, 0x25)],
-         "UMR opcode (not implemented): local QP operation error")
+         "UMR WQE without its UMR control and mkey segments: local QP operation error")
     a, b = pair(v, pd, cq)
     a.post_send(SEND, dseg(buf, 4, key ^ 0x100))
     t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x04)],
@@ -336,13 +336,45 @@ def retry_and_inval(v):
          "the invalidated key refuses remote access afterwards")
 
 
+def receive_past_key(v):
+    """A receive entry may reach past its key; only the bytes written must lie inside it
+    (ConnectX and rxe behave so; perftest --use-srq relies on it)."""
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    src_key = v.create_mkey(pd, buf, 0x1000)
+    dst_key = v.create_mkey(pd, buf + 0x2000, 0x100)   # a 256-byte key
+    cq = v.create_cq()
+    a, b = pair(v, pd, cq)
+    msg = bytes(range(200))
+    v.qt.memwrite(buf, msg)
+    b.post_recv([(buf + 0x2000, 2048, dst_key)])        # entry reaches 1792 bytes past
+    a.post_send(SEND, dseg(buf, len(msg), src_key))
+    r = cq.poll_all()
+    resp = [e for e in r if cqe_fields(e)["opcode"] == 2]
+    t.eq([f(e, "byte_cnt", "syndrome") for e in resp], [(200, 0)],
+         "200-byte message into a 2048-byte entry over a 256-byte key: delivered")
+    t.eq(v.qt.memread(buf + 0x2000, 200), msg, "payload inside the key")
+    b.post_recv([(buf + 0x2000, 2048, dst_key)])
+    big = bytes((i * 7) & 0xff for i in range(300))
+    v.qt.memwrite(buf + 0x400, big)
+    v.qt.memwrite(buf + 0x2100, b"\xee" * 64)              # just past the key
+    a.post_send(SEND, dseg(buf + 0x400, len(big), src_key))
+    r = cq.poll_all()
+    syn = sorted(cqe_fields(e)["syndrome"] for e in r)
+    t.eq(syn, [0x04, 0x14],
+         "300 bytes past a 256-byte key: local protection error at the responder, remote "
+         "operation error at the requester")
+    t.eq(v.qt.memread(buf + 0x2100, 64), b"\xee" * 64, "nothing written past the key")
+
+
 def main():
     v = Verbs()
     try:
         for name, fn in (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr),
                          ("malformed", malformed), ("arming", arming), ("overrun", overrun),
                          ("self_loop", self_loop), ("no_rq", no_rq),
-                         ("retry_and_inval", retry_and_inval)):
+                         ("retry_and_inval", retry_and_inval),
+                         ("receive_past_key", receive_past_key)):
             run_isolated(t, name, lambda fn=fn: fn(v))
         t.ok(v.qt.alive(), "QEMU alive at the end")
     finally:
