@@ -86,6 +86,8 @@ ninja -C "$bld" qemu-system-x86_64 >"$top/ninja.log" 2>&1 || {
 }
 # A copy, not a link: each checkout keeps the binary of its own device sources.
 if ! [ "$out" -nt "$bld/qemu-system-x86_64" ]; then
-	cp "$bld/qemu-system-x86_64" "$out.tmp"
-	mv -f "$out.tmp" "$out"
+	# Per-process temporary name, then an atomic rename: a QEMU already running from
+	# $out keeps its own inode.
+	cp "$bld/qemu-system-x86_64" "$out.tmp.$$"
+	mv -f "$out.tmp.$$" "$out"
 fi

@@ -106,7 +106,10 @@ class Vm:
         if kvm_usable():
             argv += ["-accel", "kvm", "-cpu", "host"]
         else:
-            argv += ["-accel", "tcg", "-cpu", "max"]
+            # One TCG thread for all vCPUs: with multi-threaded TCG, guests here hit rare
+            # aborts in QEMU's softmmu (iotlb_to_section, and an MSI-X access dispatched
+            # past its region) while the guest remaps BARs at boot.
+            argv += ["-accel", "tcg,thread=single", "-cpu", "max"]
         for d in FIRMWARE_DIRS:
             if os.path.isdir(d):
                 argv += ["-L", d]
