@@ -267,6 +267,14 @@ static void vcx_ib_init_limits(struct vcx_ib_dev *ibd)
 	ibd->max_sq_desc = min_t(u32, vcx_cap(vdev, MAX_WQE_SZ_SQ),
 				 VCX_SEND_WQE_MAX_WQEBBS * VCX_SEND_WQEBB);
 	ibd->max_rq_desc = vcx_cap(vdev, MAX_WQE_SZ_RQ);
+	/*
+	 * FRWR needs UMR WQEs that load MTT translations into a free key: the device says
+	 * so with umr_extended_translation_offset = 1 and umr_modify_entity_size_disabled = 0
+	 * (the same bits mlx5_ib checks before loading translations with UMR).
+	 */
+	ibd->frwr = vcx_cap(vdev, UMR_EXTENDED_TRANSLATION_OFFSET) &&
+		    !vcx_cap(vdev, UMR_MODIFY_ENTITY_SIZE_DISABLED) &&
+		    ibd->max_sq_desc >= ALIGN(VCX_UMR_REG_WQE_SIZE, VCX_SEND_WQEBB);
 	/* mlx5_ib_query_device(): a send WQE carries a control and a remote address segment. */
 	sq_sg = ibd->max_sq_desc > VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE ?
 		(ibd->max_sq_desc - VCX_WQE_CTRL_SIZE - VCX_WQE_RADDR_SEG_SIZE) /
@@ -304,6 +312,8 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 	props->max_qp_wr = 1 << log_max_qp_sz;
 	props->device_cap_flags = IB_DEVICE_CHANGE_PHY_PORT | IB_DEVICE_PORT_ACTIVE_EVENT |
 				  IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN;
+	if (ibd->frwr)
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	props->max_send_sge = ibd->max_sge;
 	props->max_recv_sge = ibd->max_sge;
 	props->max_sge_rd = ibd->max_sge;
@@ -320,7 +330,7 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 	props->local_ca_ack_delay = vcx_cap(vdev, LOCAL_CA_ACK_DELAY);
 	props->max_pkeys = 1;
 	props->max_ah = INT_MAX;
-	props->max_fast_reg_page_list_len = 0;	/* no UMR WQEs: no FRWR */
+	props->max_fast_reg_page_list_len = ibd->frwr ? VCX_FRWR_MAX_PAGES : 0;
 	props->atomic_cap = ibd->atomic_caps ==
 		(VCX_ATOMIC_CAP_CMP_SWP | VCX_ATOMIC_CAP_FETCH_ADD) ?
 		IB_ATOMIC_HCA : IB_ATOMIC_NONE;
@@ -761,6 +771,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 
 	.add_gid = vcx_ib_add_gid,
 	.alloc_mr = vcx_alloc_mr,
+	.map_mr_sg = vcx_map_mr_sg,
 	.alloc_pd = vcx_alloc_pd,
 	.alloc_ucontext = vcx_ib_alloc_ucontext,
 	.create_ah = vcx_create_ah,

@@ -6,8 +6,10 @@
  *   memory (length64), as mlx5_ib_get_dma_mr().
  * - User MR: the buffer is pinned with ib_umem, the best page size the mkey can use is
  *   picked, and the DMA block addresses become the MTT list of an MTT-mode mkey.
- * - FRWR (IB_MR_TYPE_MEM_REG) needs UMR WQEs to load translations from the send queue;
- *   the vcx device executes none (prm-wqe.h carries the UMR opcode only), so alloc_mr
+ * - FRWR (IB_MR_TYPE_MEM_REG), when the device executes UMR WQEs (ibd->frwr): alloc_mr
+ *   creates a free MTT key with umr_en and room for max_num_sg translations, plus a
+ *   coherent DMA buffer for its MTT list; map_mr_sg fills the list (ib_sg_to_pages);
+ *   IB_WR_REG_MR / IB_WR_LOCAL_INV become UMR WQEs in vcx_qp.c. Without UMR, alloc_mr
  *   fails with -EOPNOTSUPP and IB_DEVICE_MEM_MGT_EXTENSIONS is not advertised.
  *
  * lkey = rkey = mkey index << 8 | variant byte.
@@ -156,12 +158,76 @@ int vcx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (err)
 		return err;
 	ib_umem_release(mr->umem);
+	if (mr->mtt)
+		dma_free_coherent(vcx_dev(ibdev_to_vdev(ibmr->device)),
+				  mr->max_descs * sizeof(u64), mr->mtt, mr->mtt_dma);
 	kfree(mr);
 	return 0;
 }
 
 struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg)
 {
-	/* FRWR needs UMR WQEs (REG_MR / LOCAL_INV through the SQ); the device has none. */
-	return ERR_PTR(-EOPNOTSUPP);
+	struct vcx_ib_dev *ibd = to_vibdev(ibpd->device);
+	struct vcx_dev *vdev = ibd->vdev;
+	u8 in[VCX_CMD_PAS_OFFSET] = {};
+	struct vcx_mr *mr;
+	u8 *mkc;
+	int err;
+
+	if (!ibd->frwr || type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > VCX_FRWR_MAX_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	/* a multiple of 8 entries: the UMR loads the list in 64-byte units */
+	mr->max_descs = ALIGN(max_num_sg, 8);
+	mr->mtt = dma_alloc_coherent(vcx_dev(vdev), mr->max_descs * sizeof(u64),
+				     &mr->mtt_dma, GFP_KERNEL);
+	if (!mr->mtt) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
+	vcx_set(mkc, VCX_MKC_FREE, 1);
+	vcx_set(mkc, VCX_MKC_UMR_EN, 1);
+	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
+	vcx_set(mkc, VCX_MKC_EN_RINVAL, 1);
+	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, PAGE_SHIFT);
+	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, mr->max_descs / 2);
+	err = vcx_create_mkey(vdev, mr, in, sizeof(in));
+	if (err)
+		goto err_mtt;
+	return &mr->ibmr;
+
+err_mtt:
+	dma_free_coherent(vcx_dev(vdev), mr->max_descs * sizeof(u64), mr->mtt, mr->mtt_dma);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int vcx_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct vcx_mr *mr = to_vmr(ibmr);
+
+	if (mr->ndescs == mr->max_descs)
+		return -ENOMEM;
+	mr->mtt[mr->ndescs++] = cpu_to_be64(addr);
+	return 0;
+}
+
+int vcx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	struct vcx_mr *mr = to_vmr(ibmr);
+
+	if (!mr->mtt)
+		return -EINVAL;
+	mr->ndescs = 0;
+	memset(mr->mtt, 0, mr->max_descs * sizeof(u64));
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vcx_set_page);
 }

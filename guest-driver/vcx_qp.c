@@ -86,6 +86,9 @@ static int vcx_qp_size_kernel(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 	if (wqe_size > ibd->max_sq_desc)
 		return -EINVAL;
 	wqebbs = wqe_size / VCX_SEND_WQEBB;
+	/* every WQE may also be a REG_MR UMR, as mlx5 sizes send WQEs */
+	if (ibd->frwr)
+		wqebbs = max_t(u32, wqebbs, DIV_ROUND_UP(VCX_UMR_REG_WQE_SIZE, VCX_SEND_WQEBB));
 	qp->sq.wqe_cnt = roundup_pow_of_two(max_t(u32, attr->cap.max_send_wr, 1) * wqebbs);
 	if (qp->sq.wqe_cnt > max_wqes)
 		return -EINVAL;
@@ -809,6 +812,20 @@ static int vcx_wr_to_opcode(struct vcx_qp *qp, const struct ib_send_wr *wr, u8 *
 
 	*imm = 0;
 	switch (wr->opcode) {
+	case IB_WR_REG_MR:
+		if (!ibd->frwr)
+			return -EINVAL;
+		*opcode = VCX_OPCODE_UMR;
+		*wc_opcode = IB_WC_REG_MR;
+		*imm = reg_wr(wr)->key;
+		return 0;
+	case IB_WR_LOCAL_INV:
+		if (!ibd->frwr)
+			return -EINVAL;
+		*opcode = VCX_OPCODE_UMR;
+		*wc_opcode = IB_WC_LOCAL_INV;
+		*imm = wr->ex.invalidate_rkey;
+		return 0;
 	case IB_WR_SEND:
 		*opcode = VCX_OPCODE_SEND;
 		*wc_opcode = IB_WC_SEND;
@@ -861,9 +878,60 @@ static int vcx_wr_to_opcode(struct vcx_qp *qp, const struct ib_send_wr *wr, u8 *
 		*wc_opcode = IB_WC_FETCH_ADD;
 		return 0;
 	default:
-		/* REG_MR / LOCAL_INV need UMR WQEs, which the device does not execute. */
 		return -EINVAL;
 	}
+}
+
+/*
+ * UMR WQE after the control segment: REG_MR loads the MR's MTT list (by a data segment
+ * through the PD's local DMA lkey) and enables the key with the WR's access rights;
+ * LOCAL_INV sets the key free. The scratch buffer is zeroed by the caller.
+ */
+static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
+{
+	u8 *seg = qp->scratch + VCX_WQE_CTRL_SIZE;
+	u8 *mkc = seg + VCX_WQE_UMR_CTRL_SIZE;
+	const struct ib_reg_wr *reg;
+	struct vcx_mr *mr;
+	u64 mask;
+	u32 octo;
+
+	if (wr->opcode == IB_WR_LOCAL_INV) {
+		vcx_wqe_umr_ctrl_set(seg, VCX_UMR_FLAG_INLINE, 0, VCX_UMR_MASK_FREE);
+		vcx_set(mkc, VCX_MKC_FREE, 1);
+		return (VCX_WQE_CTRL_SIZE + VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE) /
+		       VCX_WQE_DS;
+	}
+	reg = reg_wr(wr);
+	mr = to_vmr(reg->mr);
+	if (!mr->mtt || !mr->ndescs ||
+	    reg->access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC))
+		return -EINVAL;
+	/* whole 64-byte units of the list, as mlx5 loads them */
+	octo = ALIGN(mr->ndescs * sizeof(u64), 64) / 16;
+	mask = VCX_UMR_MASK_LEN | VCX_UMR_MASK_PAGE_SIZE | VCX_UMR_MASK_START_ADDR |
+	       VCX_UMR_MASK_EN_RINVAL | VCX_UMR_MASK_KEY | VCX_UMR_MASK_LR |
+	       VCX_UMR_MASK_LW | VCX_UMR_MASK_RR | VCX_UMR_MASK_RW | VCX_UMR_MASK_A |
+	       VCX_UMR_MASK_FREE;
+	vcx_wqe_umr_ctrl_set(seg, 0, octo, mask);
+	vcx_set(mkc, VCX_MKC_LR, 1);
+	vcx_set(mkc, VCX_MKC_LW, !!(reg->access & IB_ACCESS_LOCAL_WRITE));
+	vcx_set(mkc, VCX_MKC_RR, !!(reg->access & IB_ACCESS_REMOTE_READ));
+	vcx_set(mkc, VCX_MKC_RW, !!(reg->access & IB_ACCESS_REMOTE_WRITE));
+	vcx_set(mkc, VCX_MKC_A, !!(reg->access & IB_ACCESS_REMOTE_ATOMIC));
+	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set(mkc, VCX_MKC_MKEY_7_0, reg->key & 0xff);
+	vcx_set(mkc, VCX_MKC_EN_RINVAL, 1);
+	vcx_set(mkc, VCX_MKC_PD, to_vpd(qp->ibqp.pd)->pdn);
+	vcx_set64(mkc, VCX_MKC_START_ADDR, mr->ibmr.iova);
+	vcx_set64(mkc, VCX_MKC_LEN, mr->ibmr.length);
+	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, octo);
+	vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, ilog2(mr->ibmr.page_size));
+	vcx_wqe_data_seg_set(mkc + VCX_WQE_MKEY_SEG_SIZE, octo * 16,
+			     qp->ibqp.pd->local_dma_lkey, mr->mtt_dma);
+	return VCX_UMR_REG_WQE_SIZE / VCX_WQE_DS;
 }
 
 /* Build one WQE in qp->scratch; returns its size in 16-byte units or a negative errno. */
@@ -871,6 +939,9 @@ static int vcx_build_send_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr, u8
 {
 	u8 *seg = qp->scratch + VCX_WQE_CTRL_SIZE;
 	int i;
+
+	if (opcode == VCX_OPCODE_UMR)
+		return vcx_build_umr_wqe(qp, wr);
 
 	if (wr->send_flags & IB_SEND_INLINE)
 		return -EINVAL;

@@ -51,6 +51,7 @@ struct vcx_ib_dev {
 	u32 atomic_caps;		/* VCX_ATOMIC_CAP_* */
 	u32 gid_table_len;
 	u32 kernel_bf;			/* kernel doorbell register (round robin) */
+	bool frwr;			/* the device executes UMR WQEs: FRWR works */
 	spinlock_t bf_lock;
 };
 
@@ -108,7 +109,17 @@ struct vcx_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	u32 mkey_index;
+	/* FRWR (IB_MR_TYPE_MEM_REG): the MTT list a REG_MR UMR loads */
+	__be64 *mtt;
+	dma_addr_t mtt_dma;
+	u32 max_descs;			/* entries in mtt, a multiple of 8 */
+	u32 ndescs;			/* entries set by the last map_mr_sg */
 };
+
+/* FRWR limits: pages per fast-registration MR; the size of a REG_MR UMR WQE. */
+#define VCX_FRWR_MAX_PAGES	512u
+#define VCX_UMR_REG_WQE_SIZE	(VCX_WQE_CTRL_SIZE + VCX_WQE_UMR_CTRL_SIZE + \
+				 VCX_WQE_MKEY_SEG_SIZE + VCX_WQE_DATA_SEG_SIZE)
 
 static inline struct vcx_mr *to_vmr(struct ib_mr *ibmr)
 {
@@ -246,6 +257,8 @@ struct ib_mr *vcx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 vir
 			      int access, struct ib_udata *udata);
 int vcx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+int vcx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
 
 /* vcx_cq.c */
 int vcx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

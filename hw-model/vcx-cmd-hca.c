@@ -11,7 +11,7 @@
  * rather than answered with a zeroed page: Linux only asks for a type when a GENERAL bit
  * announces it, and all such bits are 0, so a query for another type is a driver bug
  * worth reporting. Values describe only what the device implements (the RDMA object
- * limits come from vcx-obj.h); features that are not there (XRC, UMR, masked atomics, DC,
+ * limits come from vcx-obj.h); features that are not there (XRC, KLM/indirect UMR, masked atomics, DC,
  * ...) report 0. ATOMIC: 8-byte compare-swap and fetch-add on RC QPs, in big-endian
  * (mode 0, the PRM default) or host byte order (mode 1, which the driver selects with
  * SET_HCA_CAP; MAX reports 1 as the highest mode accepted). SET_HCA_CAP
@@ -110,6 +110,8 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(UC, 1, 1),
     GEN(UD, 1, 1),
     GEN(ATOMIC, 1, 1),
+    /* UMR WQEs (vcx-mkey.c): MTT translations loaded at any octoword offset */
+    GEN(UMR_EXTENDED_TRANSLATION_OFFSET, 1, 1),
     /* what vcx-xport.c executes: 8-byte CS and FA on RC QPs, no DC */
     ATOM(REQ_8B_ENDIANNESS_MODE, VCX_ATOMIC_REQ_MODE_HOST, VCX_ATOMIC_REQ_MODE_BE),
     ATOM(SUPPORTED_REQ_8B_ENDIANNESS_MODE_1, 1, 1),

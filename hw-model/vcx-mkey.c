@@ -7,8 +7,9 @@
  * IOVA start_addr and the first page share their offset within a page, as the PRM
  * requires). KLM/KSM, per-page access (pg_access), BSFs, umem and QP-bound keys are
  * refused with BAD_PARAM: their capability bits are 0. A key created free (umr_en = 1,
- * free = 1) exists but refuses every access; the UMR WQE that would enable it is not
- * implemented (the UMR capability bits are 0).
+ * free = 1) exists but refuses every access until a UMR WQE (vcx_mkey_umr(), run by the
+ * requester in vcx-xport.c) loads its translations and clears free; a UMR setting free
+ * (local invalidation) or a SEND with invalidate (responder) disables it again.
  *
  * The key is (mkey_index << 8) | mkey_7_0; a lookup compares both parts.
  *
@@ -346,4 +347,209 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
         len -= n;
     }
     return MEMTX_OK;
+}
+
+/*
+ * UMR WQE execution (requester side, no packet): fast registration and local
+ * invalidation of a key created with umr_en. The new context is computed in full and
+ * checked before anything is written back, so a failing UMR leaves the key as it was.
+ * Returns 0 or the error CQE syndrome, with *why set.
+ */
+#define VCX_UMR_FLAGS_OK    (VCX_UMR_FLAG_TRANSLATION_OFFSET | VCX_UMR_FLAG_CHECK_NOT_FREE | \
+                             VCX_UMR_FLAG_CHECK_FREE | VCX_UMR_FLAG_INLINE)
+#define VCX_UMR_MASK_OK     (VCX_UMR_MASK_LEN | VCX_UMR_MASK_PAGE_SIZE | \
+                             VCX_UMR_MASK_START_ADDR | VCX_UMR_MASK_PD | \
+                             VCX_UMR_MASK_EN_RINVAL | VCX_UMR_MASK_KEY | VCX_UMR_MASK_QPN | \
+                             VCX_UMR_MASK_LR | VCX_UMR_MASK_LW | VCX_UMR_MASK_RR | \
+                             VCX_UMR_MASK_RW | VCX_UMR_MASK_A | VCX_UMR_MASK_SMALL_FENCE | \
+                             VCX_UMR_MASK_FREE)
+
+uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, const uint8_t *w,
+                     uint32_t end, const char **why)
+{
+    const uint8_t *uc = w + VCX_WQE_CTRL_SIZE;
+    const uint8_t *seg = uc + VCX_WQE_UMR_CTRL_SIZE;
+    uint32_t off = VCX_WQE_CTRL_SIZE + VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE;
+    uint32_t key = vcx_get(w, VCX_WQE_CTRL_IMM);
+    uint32_t flags, xlt_oct;
+    uint64_t mask, xlt_off = 0, nmtt, npages;
+    g_autofree uint64_t *mtt = NULL;
+    g_autofree uint8_t *raw = NULL;
+    VcxMkey *mk, n;
+
+    if (end < off) {
+        *why = "UMR WQE shorter than its control, UMR control and mkey segments";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    flags = vcx_get(uc, VCX_WQE_UMR_FLAGS);
+    mask = vcx_get64(uc, VCX_WQE_UMR_MKEY_MASK);
+    xlt_oct = vcx_get(uc, VCX_WQE_UMR_XLT_OCTOWORDS);
+    if (flags & ~VCX_UMR_FLAGS_OK) {
+        *why = "UMR flags not supported";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (mask & ~VCX_UMR_MASK_OK) {
+        *why = "UMR mkey_mask names fields that cannot be modified";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (flags & VCX_UMR_FLAG_TRANSLATION_OFFSET) {
+        xlt_off = (uint64_t)vcx_get(uc, VCX_WQE_UMR_XLT_OFFSET_47_16) << 16 |
+                  vcx_get(uc, VCX_WQE_UMR_XLT_OFFSET);
+    }
+
+    mk = vcx_obj_get(&s->objs->mkeys, VCX_MKEY_INDEX(key));
+    if (!mk) {
+        *why = "UMR on a key that does not exist";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (!mk->umr_en) {
+        *why = "UMR on a key created without umr_en";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (mk->pdn != pdn) {
+        *why = "UMR on a key of another PD";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (((flags & VCX_UMR_FLAG_CHECK_FREE) && !mk->free) ||
+        ((flags & VCX_UMR_FLAG_CHECK_NOT_FREE) && mk->free)) {
+        *why = "UMR free-state check failed";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+
+    n = *mk;
+    if (mask & VCX_UMR_MASK_LEN) {
+        n.len = vcx_get64(seg, VCX_MKC_LEN);
+    }
+    if (mask & VCX_UMR_MASK_PAGE_SIZE) {
+        n.log_page_size = vcx_get(seg, VCX_MKC_LOG_PAGE_SIZE);
+    }
+    if (mask & VCX_UMR_MASK_START_ADDR) {
+        n.start = vcx_get64(seg, VCX_MKC_START_ADDR);
+    }
+    if ((mask & VCX_UMR_MASK_PD) && vcx_get(seg, VCX_MKC_PD) != pdn) {
+        *why = "UMR moves the key to a PD other than the QP's";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if ((mask & VCX_UMR_MASK_QPN) && vcx_get(seg, VCX_MKC_QPN) != VCX_MKC_QPN_UNBOUND) {
+        *why = "UMR binds the key to a QP (not supported)";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (mask & VCX_UMR_MASK_EN_RINVAL) {
+        n.en_rinval = vcx_get(seg, VCX_MKC_EN_RINVAL);
+    }
+    if (mask & VCX_UMR_MASK_KEY) {
+        n.key = vcx_get(seg, VCX_MKC_MKEY_7_0);
+    }
+    if (mask & VCX_UMR_MASK_LR) {
+        n.lr = vcx_get(seg, VCX_MKC_LR);
+    }
+    if (mask & VCX_UMR_MASK_LW) {
+        n.lw = vcx_get(seg, VCX_MKC_LW);
+    }
+    if (mask & VCX_UMR_MASK_RR) {
+        n.rr = vcx_get(seg, VCX_MKC_RR);
+    }
+    if (mask & VCX_UMR_MASK_RW) {
+        n.rw = vcx_get(seg, VCX_MKC_RW);
+    }
+    if (mask & VCX_UMR_MASK_A) {
+        n.a = vcx_get(seg, VCX_MKC_A);
+    }
+    if (mask & VCX_UMR_MASK_FREE) {
+        n.free = vcx_get(seg, VCX_MKC_FREE);
+        if (!n.free && !mk->free) {
+            *why = "fast registration of a key that is not free";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+    }
+
+    /* Translations: the current list, with xlt_oct octowords loaded at xlt_off. */
+    nmtt = mk->nmtt;
+    if (xlt_oct) {
+        uint32_t bytes = xlt_oct * 16;
+
+        if (mk->access_mode != VCX_MKC_ACCESS_MODE_MTT) {
+            *why = "UMR loads translations into a key that has none";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        if (xlt_off + xlt_oct > mk->xlt_octwords) {
+            *why = "UMR translations beyond the size the key was created with";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        raw = g_malloc(bytes);
+        if (flags & VCX_UMR_FLAG_INLINE) {
+            if (end < off + bytes) {
+                *why = "inline translations beyond the WQE";
+                return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+            }
+            memcpy(raw, w + off, bytes);
+        } else {
+            const uint8_t *d = w + off;
+            uint64_t addr;
+            uint32_t lkey;
+            VcxMkey *dm;
+
+            if (end < off + VCX_WQE_DATA_SEG_SIZE) {
+                *why = "UMR without the data segment of its translation list";
+                return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+            }
+            lkey = vcx_get(d, VCX_WQE_DATA_LKEY);
+            addr = vcx_get64(d, VCX_WQE_DATA_ADDR);
+            if (vcx_get(d, VCX_WQE_DATA_BYTE_COUNT) < bytes) {
+                *why = "translation list data segment shorter than xlt_octowords";
+                return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+            }
+            dm = vcx_mkey_check(s, lkey, pdn, qpn, addr, bytes, VCX_ACC_LOCAL_READ, why);
+            if (!dm) {
+                return VCX_CQE_SYND_LOCAL_PROT_ERR;
+            }
+            if (vcx_mkey_rw(s, dm, addr, raw, bytes, false) != MEMTX_OK) {
+                *why = "translation list not readable";
+                return VCX_CQE_SYND_LOCAL_PROT_ERR;
+            }
+        }
+        mtt = g_new0(uint64_t, MAX((uint64_t)mk->xlt_octwords * 2, 1));
+        memcpy(mtt, mk->mtt, mk->nmtt * sizeof(uint64_t));
+        for (uint32_t i = 0; i < xlt_oct * 2; i++) {
+            mtt[xlt_off * 2 + i] = ldq_be_p(raw + i * VCX_MTT_SIZE) & ~VCX_MTT_FLAG_MASK;
+        }
+        nmtt = MAX(nmtt, (xlt_off + xlt_oct) * 2);
+    }
+
+    /* A key that is (or stays) in use must be a consistent translation. */
+    if (!n.free && n.access_mode == VCX_MKC_ACCESS_MODE_MTT) {
+        const uint64_t *list = mtt ? mtt : mk->mtt;
+
+        if (n.log_page_size < VCX_MKEY_MIN_LOG_PAGE ||
+            n.log_page_size > VCX_MKEY_MAX_LOG_PAGE) {
+            *why = "UMR log_page_size not supported";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        if (n.start + n.len < n.start) {
+            *why = "UMR range wraps";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        npages = n.len ? ((n.start & vcx_mkey_page_mask(&n)) + n.len +
+                          vcx_mkey_page_mask(&n)) >> n.log_page_size : 0;
+        if (npages > nmtt) {
+            *why = "UMR length needs more translations than the key holds";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        for (uint64_t i = 0; i < npages; i++) {
+            if (list[i] & vcx_mkey_page_mask(&n)) {
+                *why = "UMR translation not aligned to the page size";
+                return VCX_CQE_SYND_LOCAL_PROT_ERR;
+            }
+        }
+    }
+
+    /* Commit. */
+    if (mtt) {
+        g_free(mk->mtt);
+        n.mtt = g_steal_pointer(&mtt);
+    }
+    n.nmtt = nmtt;
+    *mk = n;
+    trace_vcx_mkey_umr(VCX_MKEY(mk->index, mk->key), mk->free, mk->start, mk->len, xlt_oct);
+    return 0;
 }

@@ -232,6 +232,9 @@ void vcx_mkey_free(VcxState *s, VcxMkey *mk);
 #define VCX_ACC_REMOTE_ATOMIC   (1u << 4)
 VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
                         uint64_t va, uint64_t len, uint32_t access, const char **why);
+/* Execute a UMR WQE of a QP of pdn/qpn; 0 or the error CQE syndrome. */
+uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, const uint8_t *wqe,
+                     uint32_t end, const char **why);
 MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32_t len,
                         bool write);
 

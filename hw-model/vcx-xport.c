@@ -28,8 +28,10 @@
  * Errors complete the WQE with the PRM syndrome, move the QP to ERR and flush every
  * outstanding WQE with WR_FLUSH_ERR CQEs (one per WQE). Loopback delivers whole messages
  * in order, so PSN, ACK timeout and retransmission logic reduce to: a message the
- * responder drops (no such QP, QP not ready) fails at once with TRANSPORT_RETRY_EXC_ERR
- * instead of after retry_count timeouts.
+ * responder drops (no such QP, QP not yet ready) is sent again after the local ACK timeout
+ * (4.096 us << ack_timeout of the primary path), up to retry_count times, then fails with
+ * TRANSPORT_RETRY_EXC_ERR. A peer still on its way to RTR is the common case: the two
+ * sides of a connection move to RTR at different moments.
  *
  * Atomics operate on 8 naturally aligned bytes in the byte order the driver chose with
  * the ATOMIC capability atomic_req_8B_endianness_mode (vcx_atomic_big_endian(): 0
@@ -689,6 +691,17 @@ static int64_t vcx_rnr_ns(uint8_t t)
     return (int64_t)us100[t & 31] * 10000;
 }
 
+/*
+ * Local ACK timeout: 4.096 us << ack_timeout (IBTA 9.7.6.1.3); 0 means "infinite" on
+ * the wire, where the requester would wait for ever: loopback takes the shortest period.
+ */
+static int64_t vcx_ack_timeout_ns(VcxQp *qp)
+{
+    uint32_t t = vcx_get(qp->qpc + VCX_QPC_PRI_PATH_AT, VCX_ADS_ACK_TIMEOUT);
+
+    return 4096LL << MIN(MAX(t, 1u), 31u);
+}
+
 static void vcx_rnr_timer_cb(void *opaque)
 {
     VcxQp *qp = opaque;
@@ -778,6 +791,7 @@ static bool vcx_op_valid(uint8_t st, uint8_t op)
     case VCX_OPCODE_NOP:
     case VCX_OPCODE_SEND:
     case VCX_OPCODE_SEND_IMM:
+    case VCX_OPCODE_UMR:
         return true;
     case VCX_OPCODE_RDMA_WRITE:
     case VCX_OPCODE_RDMA_WRITE_IMM:
@@ -830,6 +844,17 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
         vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
                      "opcode not valid for the QP type");
         return false;
+    }
+
+    if (rq->opcode == VCX_OPCODE_UMR) {
+        /* Memory key registration / invalidation: executed here, nothing is sent. */
+        synd = vcx_mkey_umr(s, qp->pdn, qp->qpn, w, end, &why);
+        if (synd) {
+            vcx_req_fail(s, qp, rq->nbb, rq->opcode, synd, why);
+            return false;
+        }
+        byte_cnt = 0;
+        goto done;
     }
 
     transport = qp->st == VCX_QP_ST_RC ? IB_TRANSPORT_RC :
@@ -975,8 +1000,15 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
         break;
     case VCX_NO_RESPONSE:
         if (qp->st == VCX_QP_ST_RC) {
-            vcx_req_fail(s, qp, rq->nbb, rq->opcode,
-                         VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR, "no response");
+            if (!qp->retry_left) {
+                vcx_req_fail(s, qp, rq->nbb, rq->opcode,
+                             VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR, "no response");
+                return false;
+            }
+            qp->retry_left--;
+            qp->rnr_wait = true;        /* the SQ waits for the same timer */
+            timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                     vcx_ack_timeout_ns(qp));
             return false;
         }
         break;

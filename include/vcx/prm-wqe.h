@@ -52,7 +52,7 @@
 #define VCX_OPCODE_LOCAL_INVAL		0x1b
 #define VCX_OPCODE_SET_PSV		0x20
 #define VCX_OPCODE_UMR			0x25	/* UMR: memory-key registration (REG_MR) and
-						 * invalidation; constants only, not encoded */
+						 * local invalidation; layout below */
 
 /* ---------------------------------------------------------------------------------------
  * Control segment (16 bytes, first in every send WQE)
@@ -105,6 +105,60 @@ static inline void vcx_wqe_ctrl_set(void *seg, uint8_t opcode, uint8_t opmod,
 static inline uint8_t vcx_wqe_signature(const void *wqe, uint32_t ds_cnt)
 {
 	return (uint8_t)~vcx_xor8(wqe, ds_cnt * VCX_WQE_DS);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * UMR WQE (opcode VCX_OPCODE_UMR): control segment (imm = the memory key, whose index
+ * names the target; its low byte is not compared), UMR control segment (48 bytes), mkey
+ * context segment (64 bytes, the first 64 bytes of the mkc: use the VCX_MKC_* fields of
+ * prm-obj.h), then the translation list: inline (VCX_UMR_FLAG_INLINE, padded to 16
+ * bytes) or one data segment pointing at it. Fast registration: mask LEN | PAGE_SIZE |
+ * START_ADDR | KEY | access bits | FREE with free = 0 and xlt_octowords translations;
+ * local invalidation: mask FREE with free = 1 and no translations.
+ */
+#define VCX_WQE_UMR_CTRL_SIZE		48u
+#define VCX_WQE_UMR_FLAGS		VCX_FLD(0x00, 8)
+#define VCX_WQE_UMR_XLT_OCTOWORDS	VCX_FLD(0x20, 16)	/* translations, 16-byte units */
+#define VCX_WQE_UMR_XLT_OFFSET		VCX_FLD(0x30, 16)	/* first octoword, bits 15:0 */
+#define VCX_WQE_UMR_MKEY_MASK		VCX_FLD(0x40, 64)
+#define VCX_WQE_UMR_XLT_OFFSET_47_16	VCX_FLD(0x80, 32)
+#define VCX_WQE_MKEY_SEG_SIZE		64u
+
+/* UMR control flags. */
+#define VCX_UMR_FLAG_TRANSLATION_OFFSET	0x10u	/* xlt_offset fields are valid */
+#define VCX_UMR_FLAG_CHECK_NOT_FREE	0x20u	/* fail unless the key is in use */
+#define VCX_UMR_FLAG_CHECK_FREE		0x40u	/* fail unless the key is free */
+#define VCX_UMR_FLAG_INLINE		0x80u	/* translations follow the mkey segment */
+
+/* mkey_mask: the mkey segment fields the UMR writes. */
+#define VCX_UMR_MASK_LEN		(1ull << 0)
+#define VCX_UMR_MASK_PAGE_SIZE		(1ull << 1)
+#define VCX_UMR_MASK_START_ADDR		(1ull << 6)
+#define VCX_UMR_MASK_PD			(1ull << 7)
+#define VCX_UMR_MASK_EN_RINVAL		(1ull << 8)
+#define VCX_UMR_MASK_KEY		(1ull << 13)
+#define VCX_UMR_MASK_QPN		(1ull << 14)
+#define VCX_UMR_MASK_LR			(1ull << 17)
+#define VCX_UMR_MASK_LW			(1ull << 18)
+#define VCX_UMR_MASK_RR			(1ull << 19)
+#define VCX_UMR_MASK_RW			(1ull << 20)
+#define VCX_UMR_MASK_A			(1ull << 21)
+#define VCX_UMR_MASK_SMALL_FENCE	(1ull << 23)
+#define VCX_UMR_MASK_FREE		(1ull << 29)
+
+/* Fill a UMR control segment. */
+static inline void vcx_wqe_umr_ctrl_set(void *seg, uint8_t flags, uint16_t xlt_octowords,
+					uint64_t mkey_mask)
+{
+	uint8_t *p = (uint8_t *)seg;
+	uint32_t i;
+
+	for (i = 0; i < VCX_WQE_UMR_CTRL_SIZE; i++)
+		p[i] = 0;
+	p[0] = flags;
+	vcx_be32_store(p + 4, (uint32_t)xlt_octowords << 16);
+	vcx_be32_store(p + 8, (uint32_t)(mkey_mask >> 32));
+	vcx_be32_store(p + 12, (uint32_t)mkey_mask);
 }
 
 /* ---------------------------------------------------------------------------------------

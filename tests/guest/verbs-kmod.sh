@@ -1,7 +1,8 @@
 #!/bin/bash
 # The in-kernel ULP test (tests/kmod/vcx_srq_ulp.c): one PD, a CQ per CPU, an SRQ shared
 # by 8 RC QPs in loopback pairs, payload checked byte by byte, SRQ limit event, RNR
-# retries into an empty SRQ, attribute refusals, orderly teardown. Module init returns
+# retries into an empty SRQ, attribute refusals, FRWR (REG_MR, RDMA WRITE and SEND through
+# the fast-registered key, LOCAL_INV), orderly teardown. Module init returns
 # the result; it is also in /sys/module/vcx_srq_ulp/parameters/result.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
@@ -32,5 +33,6 @@ PASS*) ;;
 *) fail "vcx_srq_ulp: $res" ;;
 esac
 dmesg | grep -q 'vcx_srq_ulp: SRQ_LIMIT_REACHED' || fail "no SRQ limit event reported"
+dmesg | grep -q 'vcx_srq_ulp: FRWR: REG_MR' || fail "FRWR step not reported"
 kernel_log_clean || fail "kernel warnings"
 pass "kernel ULP: $res"

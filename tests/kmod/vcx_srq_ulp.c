@@ -9,10 +9,13 @@
  *     and an XRC initiator QP (-EOPNOTSUPP).
  *  2. One PD, one CQ per online CPU (ib_alloc_cq, IB_POLL_WORKQUEUE), one SRQ shared by
  *     8 RC QPs connected in loopback pairs (0<->1, 2<->3, ...) on port 1 through the
- *     port's RoCE v2 link-local GID. FRWR registration of the send buffers when the device
- *     offers memory management extensions (vcx does not: it is skipped and reported).
+ *     port's RoCE v2 link-local GID. The device must offer memory management extensions.
  *  3. Every QP sends "msgs" messages to its peer; every receive lands in the SRQ and its
  *     payload is checked byte by byte (sender, sequence number, pattern, length, QP).
+ *  3b. FRWR: two pages registered with ib_alloc_mr(IB_MR_TYPE_MEM_REG) + ib_map_mr_sg and
+ *     an IB_WR_REG_MR (new key byte), used as the source of an RDMA WRITE into its own
+ *     second page through the rkey and of a SEND into the SRQ through the lkey (checked
+ *     by the receive handler); IB_WR_LOCAL_INV at the end; the written payload compared.
  *  4. The SRQ limit is armed below the number of posted WQEs, reposting stops, a few more
  *     messages consume WQEs: IB_EVENT_SRQ_LIMIT_REACHED must arrive.
  *  5. A second SRQ with no WQE at all: a pair sends into it (RNR NAKs, rnr_retry 7); then
@@ -24,6 +27,7 @@
  * init (0, or the errno of the failed step: insmod fails).
  */
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 #include <rdma/ib_cache.h>
@@ -72,6 +76,9 @@ struct ulp {
 	atomic_t posted;		/* WQEs in srq */
 	atomic_t recv_ok, recv_bad, send_ok, send_bad;
 	atomic_t limit_events;
+	struct ib_cqe fr_cqe;		/* FRWR step completions */
+	atomic_t fr_ok, fr_bad;
+	u32 fr_ops;			/* BIT(wc->opcode) of the successful ones */
 	wait_queue_head_t wq;
 	char why[96];
 };
@@ -178,6 +185,21 @@ static void ulp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else if (wc->status != IB_WC_WR_FLUSH_ERR) {
 		atomic_inc(&u->send_bad);
 		ulp_fail(u, "send completion status %s", ib_wc_status_msg(wc->status));
+	}
+	wake_up(&u->wq);
+}
+
+static void ulp_fr_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ulp *u = container_of(wc->wr_cqe, struct ulp, fr_cqe);
+
+	if (wc->status == IB_WC_SUCCESS) {
+		if (wc->opcode < 32)
+			u->fr_ops |= BIT(wc->opcode);
+		atomic_inc(&u->fr_ok);
+	} else {
+		atomic_inc(&u->fr_bad);
+		ulp_fail(u, "FRWR step: completion status %s", ib_wc_status_msg(wc->status));
 	}
 	wake_up(&u->wq);
 }
@@ -383,6 +405,129 @@ static int ulp_check_refusals(struct ulp *u)
 	return 0;
 }
 
+static bool ulp_wait(struct ulp *u, atomic_t *v, int n);
+
+/*
+ * Step 3b: FRWR on QP 0. Page 0 is the send buffer, page 1 the RDMA WRITE target, both
+ * reached only through the fast-registered key. Returns 0 or an errno (result set).
+ */
+static int ulp_frwr(struct ulp *u, int sent)
+{
+	struct scatterlist sg[2];
+	struct ib_mr *mr = NULL;
+	struct page *pages;
+	struct ib_sge sge;
+	struct ib_reg_wr reg = {};
+	struct ib_rdma_wr wwr = {};
+	struct ib_send_wr swr = {}, inv = {};
+	int n, err = 0;
+	u8 *p;
+
+	u->fr_cqe.done = ulp_fr_done;
+	pages = alloc_pages(GFP_KERNEL | __GFP_ZERO, 1);
+	if (!pages) {
+		ulp_fail(u, "FRWR: no pages");
+		return -ENOMEM;
+	}
+	p = page_address(pages);
+	ulp_fill(p, 0, msgs);
+	sg_init_table(sg, 2);
+	sg_set_page(&sg[0], pages, PAGE_SIZE, 0);
+	sg_set_page(&sg[1], nth_page(pages, 1), PAGE_SIZE, 0);
+	n = ib_dma_map_sg(u->dev, sg, 2, DMA_BIDIRECTIONAL);
+	if (!n) {
+		ulp_fail(u, "FRWR: ib_dma_map_sg failed");
+		err = -ENOMEM;
+		goto out_free;
+	}
+	mr = ib_alloc_mr(u->pd, IB_MR_TYPE_MEM_REG, 2);
+	if (IS_ERR(mr)) {
+		err = PTR_ERR(mr);
+		mr = NULL;
+		ulp_fail(u, "FRWR: ib_alloc_mr: %d", err);
+		goto out_unmap;
+	}
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey) & 0xff);
+	err = ib_map_mr_sg(mr, sg, n, NULL, PAGE_SIZE);
+	if (err != n) {
+		ulp_fail(u, "FRWR: ib_map_mr_sg mapped %d of %d", err, n);
+		err = err < 0 ? err : -EINVAL;
+		goto out_unmap;
+	}
+
+	/* REG_MR, then a WRITE page 0 -> page 1 and a SEND of page 0, all through mr */
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_cqe = &u->fr_cqe;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.wr.next = &wwr.wr;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	sge.addr = mr->iova;
+	sge.length = MSG_SIZE;
+	sge.lkey = mr->lkey;
+	wwr.wr.opcode = IB_WR_RDMA_WRITE;
+	wwr.wr.wr_cqe = &u->fr_cqe;
+	wwr.wr.send_flags = IB_SEND_SIGNALED;
+	wwr.wr.sg_list = &sge;
+	wwr.wr.num_sge = 1;
+	wwr.wr.next = &swr;
+	wwr.remote_addr = mr->iova + PAGE_SIZE;
+	wwr.rkey = mr->rkey;
+	swr.opcode = IB_WR_SEND;
+	swr.wr_cqe = &u->fr_cqe;
+	swr.send_flags = IB_SEND_SIGNALED;
+	swr.sg_list = &sge;
+	swr.num_sge = 1;
+	err = ib_post_send(u->qp[0], &reg.wr, NULL);
+	if (err) {
+		ulp_fail(u, "FRWR: ib_post_send REG_MR/WRITE/SEND: %d", err);
+		goto out_unmap;
+	}
+	if (!ulp_wait(u, &u->fr_ok, 3) || !ulp_wait(u, &u->recv_ok, sent + 1) ||
+	    atomic_read(&u->fr_bad)) {
+		ulp_fail(u, "FRWR: %d/3 completions, %d bad, %d/%d received",
+			 atomic_read(&u->fr_ok), atomic_read(&u->fr_bad),
+			 atomic_read(&u->recv_ok), sent + 1);
+		err = -EIO;
+		goto out_unmap;
+	}
+	inv.opcode = IB_WR_LOCAL_INV;
+	inv.wr_cqe = &u->fr_cqe;
+	inv.send_flags = IB_SEND_SIGNALED;
+	inv.ex.invalidate_rkey = mr->rkey;
+	err = ib_post_send(u->qp[0], &inv, NULL);
+	if (err) {
+		ulp_fail(u, "FRWR: ib_post_send LOCAL_INV: %d", err);
+		goto out_unmap;
+	}
+	if (!ulp_wait(u, &u->fr_ok, 4) || atomic_read(&u->fr_bad)) {
+		ulp_fail(u, "FRWR: LOCAL_INV did not complete");
+		err = -EIO;
+		goto out_unmap;
+	}
+	if (!(u->fr_ops & BIT(IB_WC_REG_MR)) || !(u->fr_ops & BIT(IB_WC_LOCAL_INV)) ||
+	    !(u->fr_ops & BIT(IB_WC_RDMA_WRITE))) {
+		ulp_fail(u, "FRWR: completion opcodes 0x%x", u->fr_ops);
+		err = -EIO;
+		goto out_unmap;
+	}
+out_unmap:
+	if (mr)
+		ib_dereg_mr(mr);
+	ib_dma_unmap_sg(u->dev, sg, 2, DMA_BIDIRECTIONAL);
+	if (!err && memcmp(p, p + PAGE_SIZE, MSG_SIZE)) {
+		ulp_fail(u, "FRWR: RDMA WRITE payload through the rkey differs");
+		err = -EIO;
+	}
+	if (!err)
+		pr_info(ULP ": FRWR: REG_MR (key 0x%x, %d pages), RDMA WRITE and SEND through it, "
+			"LOCAL_INV, payload checked\n", reg.key, n);
+out_free:
+	__free_pages(pages, 1);
+	return err;
+}
+
 static bool ulp_wait(struct ulp *u, atomic_t *v, int n)
 {
 	return wait_event_timeout(u->wq, atomic_read(v) >= n || u->why[0], TIMEOUT) &&
@@ -420,10 +565,10 @@ static int ulp_run(struct ulp *u)
 	if (err)
 		return err;
 
-	if (u->dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)
-		pr_info(ULP ": device has FRWR; this test registers through local_dma_lkey\n");
-	else
-		pr_info(ULP ": no memory management extensions: FRWR skipped\n");
+	if (!(u->dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		ulp_fail(u, "no memory management extensions (FRWR)");
+		return -EOPNOTSUPP;
+	}
 
 	err = ulp_find_gid(u);
 	if (err) {
@@ -505,6 +650,14 @@ static int ulp_run(struct ulp *u)
 	}
 	pr_info(ULP ": %d messages of %d bytes from %d QPs through one SRQ, payload checked\n",
 		sent, MSG_SIZE, NQP);
+
+	/* Step 3b: fast registration; its SEND lands in the SRQ like the others. */
+	err = ulp_frwr(u, sent);
+	if (err)
+		return err;
+	/* its SEND completed on fr_cqe: count it with the other sends */
+	atomic_inc(&u->send_ok);
+	sent++;
 
 	/* Step 4: the limit. Reposting stops; 8 more messages take 8 WQEs below it. */
 	WRITE_ONCE(u->repost, false);

@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""UMR WQEs (opcode 0x25): fast registration of a free key created with umr_en (MTT list
+through a data segment and inline), RDMA WRITE/READ through the new rkey over
+non-contiguous pages with payload checks, access rights of the registration enforced,
+local invalidation (UMR setting free) and remote invalidation (SEND_INV) followed by a
+remote access error, re-registration after invalidation, and malformed or forbidden UMRs
+with their exact CQE syndromes (QP to ERR, key left as it was)."""
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vcx_qtest import Tap, run_isolated  # noqa: E402
+from vcx_verbs import Verbs, cqe_fields, dseg, inline, raddr  # noqa: E402
+
+t = Tap()
+SEND, WRITE, READ, SEND_INV, UMR = 0x0a, 0x08, 0x10, 0x01, 0x25
+# mkey_mask bits (PRM UMR control segment), as prm-wqe.h restates them
+M = {"LEN": 1 << 0, "PAGE_SIZE": 1 << 1, "START_ADDR": 1 << 6, "PD": 1 << 7,
+     "EN_RINVAL": 1 << 8, "KEY": 1 << 13, "QPN": 1 << 14, "LR": 1 << 17, "LW": 1 << 18,
+     "RR": 1 << 19, "RW": 1 << 20, "A": 1 << 21, "FREE": 1 << 29}
+FRWR_MASK = (M["LEN"] | M["PAGE_SIZE"] | M["START_ADDR"] | M["KEY"] | M["EN_RINVAL"] |
+             M["LR"] | M["LW"] | M["RR"] | M["RW"] | M["A"] | M["FREE"])
+INLINE = 0x80
+IOVA = 0x7f0000000100
+
+
+def f(e, *names):
+    c = cqe_fields(e)
+    return tuple(c[n] for n in names)
+
+
+def pair(v, pd, cq):
+    a = v.create_qp("RC", pd, cq, cq)
+    b = v.create_qp("RC", pd, cq, cq)
+    v.connect(a, b.qpn)
+    v.connect(b, a.qpn)
+    return a, b
+
+
+def umr_ctrl(flags, xlt_oct, mask):
+    c = bytearray(48)
+    c[0] = flags
+    struct.pack_into(">H", c, 4, xlt_oct)
+    struct.pack_into(">Q", c, 8, mask)
+    return bytes(c)
+
+
+def mtt_bytes(pages):
+    b = b"".join(struct.pack(">Q", p) for p in pages)
+    return b + bytes((-len(b)) % 16)
+
+
+def post_reg(v, qp, pd, key, iova, length, pages, access="lr lw rr rw", mtt_at=None,
+             lkey=None, mask=FRWR_MASK, flags=0, xlt_oct=None, ds=None):
+    """REG_MR as mlx5 builds it: the list at mtt_at (data segment) or inline."""
+    lst = mtt_bytes(pages)
+    n = len(lst) // 16 if xlt_oct is None else xlt_oct
+    seg = v.mkc(pd, iova, length, access, key=key & 0xff, xlt=n)
+    if mtt_at is None:
+        tail = lst
+        flags |= INLINE
+    else:
+        v.qt.memwrite(mtt_at, lst)
+        tail = dseg(mtt_at, len(lst), lkey)
+    return qp.post_send(UMR, umr_ctrl(flags, n, mask) + bytes(seg) + tail, imm=key, ds=ds)
+
+
+def post_inv(v, qp, key):
+    seg = bytearray(64)
+    seg[0] = 0x40                   # free
+    return qp.post_send(UMR, umr_ctrl(INLINE, 0, M["FREE"]) + bytes(seg), imm=key)
+
+
+def setup(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x10000)
+    key = v.create_mkey(pd, buf, 0x10000)
+    cq = v.create_cq()
+    return pd, buf, key, cq
+
+
+def reg_write_read(v):
+    pd, buf, key, cq = setup(v)
+    fr = v.create_mkey(pd, 0, 0, access="", free=True, umr_en=True, xlt=4, key=0x10)
+    a, b = pair(v, pd, cq)
+    pages = [buf + 0x3000, buf + 0x1000, buf + 0x5000]
+    rkey = (fr & ~0xff) | 0x11
+    a.post_send(WRITE, raddr(IOVA, fr) + inline(b"x"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "a free key refuses remote access before registration")
+    a, b = pair(v, pd, cq)
+    idx = post_reg(v, a, pd, rkey, IOVA, 0x2e00, pages, mtt_at=buf + 0x8000, lkey=key)
+    t.eq([f(e, "opcode", "syndrome", "sop", "wqe_counter", "byte_cnt", "qpn")
+          for e in cq.poll_all()], [(0, 0, UMR, idx, 0, a.qpn)],
+         "REG_MR UMR (MTT list by data segment): requester CQE, opcode UMR, byte_cnt 0")
+    src = bytes((i * 7 + 3) & 0xff for i in range(0x400))
+    v.qt.memwrite(buf + 0x9000, src)
+    a.post_send(WRITE, raddr(IOVA + 0xe00, rkey) + dseg(buf + 0x9000, 0x400, key))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()], [(0, 0, WRITE)],
+         "RDMA WRITE through the new rkey completes")
+    t.eq(v.qt.memread(buf + 0x3f00, 0x100) + v.qt.memread(buf + 0x1000, 0x300), src,
+         "WRITE payload landed in MTT page 0 (tail) and page 1 (head)")
+    pat = bytes((0xa5 ^ i) & 0xff for i in range(0x100))
+    v.qt.memwrite(buf + 0x1f80, pat[:0x80])
+    v.qt.memwrite(buf + 0x5000, pat[0x80:])
+    a.post_send(READ, raddr(IOVA + 0x1e80, rkey) + dseg(buf + 0xa000, 0x100, key))
+    t.eq([f(e, "opcode", "syndrome", "sop", "byte_cnt") for e in cq.poll_all()],
+         [(0, 0, READ, 0x100)], "RDMA READ through the new rkey completes")
+    t.eq(v.qt.memread(buf + 0xa000, 0x100), pat, "READ payload gathered from pages 1 and 2")
+    a.post_send(WRITE, raddr(IOVA + 0x2e00 - 4, rkey) + inline(b"12345678"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "WRITE past the registered length: remote access error")
+
+    # local invalidation, then the rkey is dead; register again with a new key byte
+    a, b = pair(v, pd, cq)
+    a.post_send(WRITE, raddr(IOVA, fr) + inline(b"old"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "the previous key byte (0x10) no longer matches after registration")
+    a, b = pair(v, pd, cq)
+    idx = post_inv(v, a, rkey)
+    t.eq([f(e, "opcode", "syndrome", "sop", "wqe_counter") for e in cq.poll_all()],
+         [(0, 0, UMR, idx)], "LOCAL_INV UMR (mask FREE, free = 1): requester CQE")
+    a.post_send(WRITE, raddr(IOVA, rkey) + inline(b"dead"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "WRITE through an invalidated rkey: remote access error (0x13)")
+    a, b = pair(v, pd, cq)
+    rkey2 = (fr & ~0xff) | 0x12
+    post_reg(v, a, pd, rkey2, 0x10000, 0x1000, [buf + 0x6000])
+    a.post_send(WRITE, raddr(0x10010, rkey2) + inline(b"again"))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()],
+         [(0, 0, UMR), (0, 0, WRITE)], "re-registration (inline MTT) after LOCAL_INV works")
+    t.eq(v.qt.memread(buf + 0x6010, 5), b"again", "payload through the re-registered key")
+
+    # remote invalidation of the FRWR key by SEND_INV
+    b.post_recv([(buf + 0xb000, 64, key)])
+    a.post_send(SEND_INV, inline(b"inv"), imm=rkey2)
+    got = [f(e, "opcode", "imm", "qpn") for e in cq.poll_all()]
+    t.ok((4, rkey2, b.qpn) in got, "SEND_INV of the FRWR rkey: RESP_SEND_INV CQE", got)
+    a.post_send(WRITE, raddr(0x10010, rkey2) + inline(b"no"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "WRITE after remote invalidation: remote access error")
+
+
+def access(v):
+    pd, buf, key, cq = setup(v)
+    fr = v.create_mkey(pd, 0, 0, access="", free=True, umr_en=True, xlt=2, key=0x20)
+    a, b = pair(v, pd, cq)
+    post_reg(v, a, pd, fr, IOVA, 0x1000, [buf + 0x2000], access="lr rr")
+    v.qt.memwrite(buf + 0x2200, b"readable")
+    a.post_send(READ, raddr(IOVA + 0x100, fr) + dseg(buf + 0xc000, 8, key))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()],
+         [(0, 0, UMR), (0, 0, READ)], "read-only registration: READ allowed")
+    t.eq(v.qt.memread(buf + 0xc000, 8), b"readable", "READ payload")
+    a.post_send(WRITE, raddr(IOVA + 0x100, fr) + inline(b"nope"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "read-only registration: WRITE refused with remote access error")
+    t.eq(v.qt.memread(buf + 0x2200, 8), b"readable", "memory untouched")
+
+
+def bad(v):
+    pd, buf, key, cq = setup(v)
+    pd2 = v.alloc_pd()
+    fr = v.create_mkey(pd, 0, 0, access="", free=True, umr_en=True, xlt=2, key=0x30)
+    cases = [
+        ("REG on a key without umr_en", 0x04,
+         lambda a: post_reg(v, a, pd, key, IOVA, 0x1000, [buf])),
+        ("REG on a key of another PD", 0x04,
+         lambda a: post_reg(v, a, pd, v.create_mkey(pd2, 0, 0, access="", free=True,
+                                                    umr_en=True, xlt=2, key=1),
+                            IOVA, 0x1000, [buf])),
+        ("REG loading more translations than the key was created for", 0x04,
+         lambda a: post_reg(v, a, pd, fr, IOVA, 0x1000, [buf] * 6)),
+        ("REG whose length needs more pages than were loaded", 0x04,
+         lambda a: post_reg(v, a, pd, fr, IOVA, 0x3000, [buf, buf + 0x1000])),
+        ("REG with an MTT list behind an lkey that does not exist", 0x04,
+         lambda a: post_reg(v, a, pd, fr, IOVA, 0x1000, [buf], mtt_at=buf + 0x8000,
+                            lkey=key ^ 0x300)),
+        ("REG with an unaligned MTT entry", 0x04,
+         lambda a: post_reg(v, a, pd, fr, IOVA, 0x1000, [buf + 0x80])),
+        ("REG with log_page_size 40", 0x04,
+         lambda a: a.post_send(UMR, umr_ctrl(INLINE, 1, FRWR_MASK) +
+                               bytes(v.mkc(pd, IOVA, 0x1000, log_page=40, key=0x30)) +
+                               mtt_bytes([buf]), imm=fr)),
+        ("UMR with a mkey_mask bit that cannot be modified (BSF enable)", 0x02,
+         lambda a: post_reg(v, a, pd, fr, IOVA, 0x1000, [buf], mask=FRWR_MASK | 1 << 12)),
+        ("UMR with an unknown flag", 0x02,
+         lambda a: post_reg(v, a, pd, fr, IOVA, 0x1000, [buf], flags=0x01)),
+        ("UMR shorter than its three segments", 0x02,
+         lambda a: a.post_send(UMR, umr_ctrl(INLINE, 0, M["FREE"]), imm=fr)),
+        ("UMR with inline translations beyond the WQE", 0x02,
+         lambda a: post_reg(v, a, pd, fr, IOVA, 0x1000, [buf], xlt_oct=2)),
+    ]
+    for desc, synd, post in cases:
+        a, b = pair(v, pd, cq)
+        post(a)
+        got = [f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()]
+        t.eq(got[:1], [(0xd, synd, UMR)], "%s: error CQE syndrome 0x%02x" % (desc, synd))
+        t.eq(v.qp_state(a), 6, "%s: QP in ERR" % desc)
+    a, b = pair(v, pd, cq)
+    a.post_send(WRITE, raddr(IOVA, fr) + inline(b"x"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "after the failed UMRs the key is still free")
+    a, b = pair(v, pd, cq)
+    post_reg(v, a, pd, fr, IOVA, 0x1000, [buf + 0x4000])
+    post_reg(v, a, pd, fr, IOVA, 0x1000, [buf + 0x5000])
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()],
+         [(0, 0, UMR), (0xd, 0x04, UMR)],
+         "REG of a key that is already registered: local protection error")
+
+
+def main():
+    v = Verbs()
+    try:
+        for name, fn in (("reg_write_read", reg_write_read), ("access", access),
+                         ("bad", bad)):
+            run_isolated(t, name, lambda fn=fn: fn(v))
+        t.ok(v.qt.alive(), "QEMU alive at the end")
+    finally:
+        v.close()
+    t.done()
+
+
+if __name__ == "__main__":
+    main()
