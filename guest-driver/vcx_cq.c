@@ -97,19 +97,10 @@ static int vcx_cq_create_user(struct vcx_cq *cq, struct ib_udata *udata, u32 *ua
 		return err;
 	if (req.cqe_size != VCX_CQE_SIZE || req.flags || !PAGE_ALIGNED(req.buf_addr))
 		return -EINVAL;
-	cq->umem = ib_umem_get(cq->ibcq.device, req.buf_addr,
-			       (size_t)VCX_CQE_SIZE << cq->log_nent, IB_ACCESS_LOCAL_WRITE);
-	if (IS_ERR(cq->umem)) {
-		err = PTR_ERR(cq->umem);
-		cq->umem = NULL;
+	err = vcx_ib_user_queue_map(uctx, req.buf_addr, (size_t)VCX_CQE_SIZE << cq->log_nent,
+				    IB_ACCESS_LOCAL_WRITE, req.db_addr, &cq->umem, &cq->db);
+	if (err)
 		return err;
-	}
-	err = vcx_ib_db_map_user(uctx, req.db_addr, &cq->db);
-	if (err) {
-		ib_umem_release(cq->umem);
-		cq->umem = NULL;
-		return err;
-	}
 	*npages = ib_umem_num_dma_blocks(cq->umem, VCX_PAGE_SIZE);
 	*uar = uctx->uar_index[0];
 	return 0;
@@ -120,9 +111,7 @@ static void vcx_cq_free_user(struct vcx_cq *cq, struct ib_udata *udata)
 	struct vcx_ucontext *uctx = rdma_udata_to_drv_context(udata, struct vcx_ucontext,
 							      ibuc);
 
-	vcx_ib_db_unmap_user(uctx, &cq->db);
-	ib_umem_release(cq->umem);
-	cq->umem = NULL;
+	vcx_ib_user_queue_unmap(uctx, &cq->umem, &cq->db);
 }
 
 static int vcx_cq_create_kernel(struct vcx_dev *vdev, struct vcx_cq *cq, size_t *npages)

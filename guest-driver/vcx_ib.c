@@ -684,6 +684,34 @@ void vcx_ib_db_unmap_user(struct vcx_ucontext *uctx, struct vcx_db *db)
 	db->upage = NULL;
 }
 
+/* Pin a user queue buffer and the page of its doorbell record (CQ, QP and SRQ alike). */
+int vcx_ib_user_queue_map(struct vcx_ucontext *uctx, u64 buf_addr, size_t size, int access,
+			  u64 db_addr, struct ib_umem **umem, struct vcx_db *db)
+{
+	int err;
+
+	*umem = ib_umem_get(uctx->ibuc.device, buf_addr, size, access);
+	if (IS_ERR(*umem)) {
+		err = PTR_ERR(*umem);
+		*umem = NULL;
+		return err;
+	}
+	err = vcx_ib_db_map_user(uctx, db_addr, db);
+	if (err) {
+		ib_umem_release(*umem);
+		*umem = NULL;
+	}
+	return err;
+}
+
+void vcx_ib_user_queue_unmap(struct vcx_ucontext *uctx, struct ib_umem **umem,
+			     struct vcx_db *db)
+{
+	vcx_ib_db_unmap_user(uctx, db);
+	ib_umem_release(*umem);
+	*umem = NULL;
+}
+
 /* PAS list of 4 KiB pages covering a page-aligned user buffer. */
 void vcx_ib_fill_pas(struct ib_umem *umem, u8 *pas)
 {

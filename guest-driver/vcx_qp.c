@@ -203,18 +203,10 @@ static int vcx_qp_create_user(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 	size = PAGE_ALIGN(qp->sq.offset + (size_t)req.sq_wqe_count * VCX_SEND_WQEBB);
 	if (!size)
 		return -EINVAL;
-	qp->umem = ib_umem_get(qp->ibqp.device, req.buf_addr, size, 0);
-	if (IS_ERR(qp->umem)) {
-		err = PTR_ERR(qp->umem);
-		qp->umem = NULL;
+	err = vcx_ib_user_queue_map(uctx, req.buf_addr, size, 0, req.db_addr, &qp->umem,
+				    &qp->db);
+	if (err)
 		return err;
-	}
-	err = vcx_ib_db_map_user(uctx, req.db_addr, &qp->db);
-	if (err) {
-		ib_umem_release(qp->umem);
-		qp->umem = NULL;
-		return err;
-	}
 	qp->bfreg = (u32)atomic_inc_return(&uctx->next_bfreg) %
 		    (uctx->num_uars * VCX_UAR_BFREGS_PER_PAGE);
 	*uar = uctx->uar_index[qp->bfreg / VCX_UAR_BFREGS_PER_PAGE];
@@ -226,9 +218,7 @@ static void vcx_qp_free_user(struct vcx_qp *qp, struct ib_udata *udata)
 	struct vcx_ucontext *uctx = rdma_udata_to_drv_context(udata, struct vcx_ucontext,
 							      ibuc);
 
-	vcx_ib_db_unmap_user(uctx, &qp->db);
-	ib_umem_release(qp->umem);
-	qp->umem = NULL;
+	vcx_ib_user_queue_unmap(uctx, &qp->umem, &qp->db);
 }
 
 static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,

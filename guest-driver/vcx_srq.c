@@ -190,19 +190,10 @@ static int vcx_srq_create_user(struct vcx_srq *srq, struct ib_srq_init_attr *ini
 	srq->max_wr = roundup_pow_of_two(init_attr->attr.max_wr + 1) - 1;
 	srq->wqe_shift = req.wqe_shift;
 	srq->max_gs = ((1u << req.wqe_shift) - VCX_SRQ_NEXT_SEG_SIZE) / VCX_WQE_DATA_SEG_SIZE;
-	srq->umem = ib_umem_get(srq->ibsrq.device, req.buf_addr,
-				(size_t)srq->max << srq->wqe_shift, 0);
-	if (IS_ERR(srq->umem)) {
-		err = PTR_ERR(srq->umem);
-		srq->umem = NULL;
+	err = vcx_ib_user_queue_map(uctx, req.buf_addr, (size_t)srq->max << srq->wqe_shift, 0,
+				    req.db_addr, &srq->umem, &srq->db);
+	if (err)
 		return err;
-	}
-	err = vcx_ib_db_map_user(uctx, req.db_addr, &srq->db);
-	if (err) {
-		ib_umem_release(srq->umem);
-		srq->umem = NULL;
-		return err;
-	}
 	*npages = ib_umem_num_dma_blocks(srq->umem, VCX_PAGE_SIZE);
 	return 0;
 }
@@ -212,9 +203,7 @@ static void vcx_srq_free_user(struct vcx_srq *srq, struct ib_udata *udata)
 	struct vcx_ucontext *uctx = rdma_udata_to_drv_context(udata, struct vcx_ucontext,
 							      ibuc);
 
-	vcx_ib_db_unmap_user(uctx, &srq->db);
-	ib_umem_release(srq->umem);
-	srq->umem = NULL;
+	vcx_ib_user_queue_unmap(uctx, &srq->umem, &srq->db);
 }
 
 static int vcx_srq_create_kernel(struct vcx_srq *srq, struct ib_srq_init_attr *init_attr,

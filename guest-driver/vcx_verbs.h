@@ -242,6 +242,10 @@ int vcx_ib_db_alloc(struct vcx_dev *vdev, struct vcx_db *db);
 void vcx_ib_db_free(struct vcx_dev *vdev, struct vcx_db *db);
 int vcx_ib_db_map_user(struct vcx_ucontext *uctx, u64 virt, struct vcx_db *db);
 void vcx_ib_db_unmap_user(struct vcx_ucontext *uctx, struct vcx_db *db);
+int vcx_ib_user_queue_map(struct vcx_ucontext *uctx, u64 buf_addr, size_t size, int access,
+			  u64 db_addr, struct ib_umem **umem, struct vcx_db *db);
+void vcx_ib_user_queue_unmap(struct vcx_ucontext *uctx, struct ib_umem **umem,
+			     struct vcx_db *db);
 void vcx_ib_fill_pas(struct ib_umem *umem, u8 *pas);
 int vcx_ib_alloc_uar(struct vcx_dev *vdev, u32 *index);
 void vcx_ib_dealloc_uar(struct vcx_dev *vdev, u32 index);
