@@ -42,7 +42,7 @@ static int vcx_cq_cmd_create(struct vcx_dev *vdev, struct vcx_cq *cq, u32 uar,
 			     struct ib_umem *umem, size_t npages)
 {
 	u8 out[VCX_CMD_SMALL_LEN] = {};
-	size_t inlen = VCX_CMD_PAS_OFFSET + npages * VCX_PAS_SIZE, i;
+	size_t inlen = VCX_CMD_PAS_OFFSET + npages * VCX_PAS_SIZE;
 	u8 *in, *cqc, *pas;
 	int err;
 
@@ -59,12 +59,7 @@ static int vcx_cq_cmd_create(struct vcx_dev *vdev, struct vcx_cq *cq, u32 uar,
 	vcx_set(cqc, VCX_CQC_PAGE_OFFSET, 0);
 	vcx_set64(cqc, VCX_CQC_DBR_ADDR, cq->db.dma);
 	pas = in + VCX_CMD_PAS_OFFSET;
-	if (umem)
-		vcx_ib_fill_pas(umem, pas);
-	else
-		for (i = 0; i < npages; i++)
-			vcx_set64(pas + i * VCX_PAS_SIZE, VCX_FLD(0, 64),
-				  cq->buf_dma + i * VCX_PAGE_SIZE);
+	vcx_ib_fill_pas(pas, umem, cq->buf_dma, npages);
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (!err)

@@ -712,15 +712,23 @@ void vcx_ib_user_queue_unmap(struct vcx_ucontext *uctx, struct ib_umem **umem,
 	*umem = NULL;
 }
 
-/* PAS list of 4 KiB pages covering a page-aligned user buffer. */
-void vcx_ib_fill_pas(struct ib_umem *umem, u8 *pas)
+/*
+ * PAS list of the 4 KiB pages of a queue buffer: a pinned user buffer (umem), or a
+ * contiguous kernel buffer of npages pages at dma.
+ */
+void vcx_ib_fill_pas(u8 *pas, struct ib_umem *umem, dma_addr_t dma, size_t npages)
 {
 	struct ib_block_iter biter;
 	size_t i = 0;
 
-	rdma_umem_for_each_dma_block(umem, &biter, VCX_PAGE_SIZE)
-		vcx_set64(pas + i++ * VCX_PAS_SIZE, VCX_FLD(0, 64),
-			  rdma_block_iter_dma_address(&biter));
+	if (umem) {
+		rdma_umem_for_each_dma_block(umem, &biter, VCX_PAGE_SIZE)
+			vcx_set64(pas + i++ * VCX_PAS_SIZE, VCX_FLD(0, 64),
+				  rdma_block_iter_dma_address(&biter));
+		return;
+	}
+	for (i = 0; i < npages; i++)
+		vcx_set64(pas + i * VCX_PAS_SIZE, VCX_FLD(0, 64), dma + i * VCX_PAGE_SIZE);
 }
 
 /* ------------------------------------------------------------------------------------

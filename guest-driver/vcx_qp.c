@@ -225,7 +225,7 @@ static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 			     struct ib_qp_init_attr *attr, u32 uar)
 {
 	u8 out[VCX_CMD_SMALL_LEN] = {};
-	size_t npages, inlen, i;
+	size_t npages, inlen;
 	u8 *in, *qpc, *pas;
 	int err;
 
@@ -261,12 +261,7 @@ static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 	vcx_set(qpc, VCX_QPC_CQN_RCV, to_vcq(attr->recv_cq)->cqn);
 	vcx_set64(qpc, VCX_QPC_DBR_ADDR, qp->db.dma);
 	pas = in + VCX_CMD_PAS_OFFSET;
-	if (qp->umem)
-		vcx_ib_fill_pas(qp->umem, pas);
-	else
-		for (i = 0; i < npages; i++)
-			vcx_set64(pas + i * VCX_PAS_SIZE, VCX_FLD(0, 64),
-				  qp->buf_dma + i * VCX_PAGE_SIZE);
+	vcx_ib_fill_pas(pas, qp->umem, qp->buf_dma, npages);
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (!err)

@@ -36,7 +36,7 @@ static int vcx_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn
 			      struct ib_umem *umem, size_t npages)
 {
 	u8 out[VCX_CMD_SMALL_LEN] = {};
-	size_t inlen, i;
+	size_t inlen;
 	u8 *in, *ctx, *pas;
 	u32 log_size = ilog2(srq->max);
 	int err;
@@ -74,12 +74,7 @@ static int vcx_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn
 		vcx_set64(ctx, VCX_SRQC_DBR_ADDR, srq->db.dma);
 		pas = in + VCX_CMD_PAS_OFFSET;
 	}
-	if (umem)
-		vcx_ib_fill_pas(umem, pas);
-	else
-		for (i = 0; i < npages; i++)
-			vcx_set64(pas + i * VCX_PAS_SIZE, VCX_FLD(0, 64),
-				  srq->buf_dma + i * VCX_PAGE_SIZE);
+	vcx_ib_fill_pas(pas, umem, srq->buf_dma, npages);
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (!err)

@@ -246,7 +246,7 @@ int vcx_ib_user_queue_map(struct vcx_ucontext *uctx, u64 buf_addr, size_t size, 
 			  u64 db_addr, struct ib_umem **umem, struct vcx_db *db);
 void vcx_ib_user_queue_unmap(struct vcx_ucontext *uctx, struct ib_umem **umem,
 			     struct vcx_db *db);
-void vcx_ib_fill_pas(struct ib_umem *umem, u8 *pas);
+void vcx_ib_fill_pas(u8 *pas, struct ib_umem *umem, dma_addr_t dma, size_t npages);
 int vcx_ib_alloc_uar(struct vcx_dev *vdev, u32 *index);
 void vcx_ib_dealloc_uar(struct vcx_dev *vdev, u32 index);
 int vcx_ib_fill_ah_av(struct vcx_ib_dev *ibd, const struct rdma_ah_attr *ah, u8 *av);
