@@ -31,6 +31,8 @@
 #define VCX_LOG_MAX_SRQ         12
 #define VCX_LOG_MAX_SRQ_SZ      15
 #define VCX_LOG_MAX_MSG         30
+/* MR/MW length limit: 2^64, as ConnectX boards report (a PA key with length64 spans it) */
+#define VCX_LOG_MAX_MRW_SZ      64
 #define VCX_LOG_MAX_RA          4       /* log_max_ra_req_qp / log_max_ra_res_qp */
 #define VCX_MAX_WQE_SZ_SQ       1024    /* bytes: 16 WQEBBs */
 #define VCX_MAX_WQE_SZ_RQ       512     /* bytes: 32 data segments */
@@ -232,9 +234,12 @@ void vcx_mkey_free(VcxState *s, VcxMkey *mk);
 #define VCX_ACC_REMOTE_ATOMIC   (1u << 4)
 VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
                         uint64_t va, uint64_t len, uint32_t access, const char **why);
-/* Execute a UMR WQE of a QP of pdn/qpn; 0 or the error CQE syndrome. */
-uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, const uint8_t *wqe,
-                     uint32_t end, const char **why);
+/*
+ * Execute a UMR WQE of a QP of pdn/qpn; 0 or the error CQE syndrome. A privileged
+ * (REG_UMR) QP may modify a key of any PD and move it to another PD.
+ */
+uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
+                     const uint8_t *wqe, uint32_t end, const char **why);
 MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32_t len,
                         bool write);
 

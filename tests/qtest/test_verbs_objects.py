@@ -32,11 +32,11 @@ def caps(v):
     got = {n: get(c, P["VCX_CAP_GEN_" + n]) for n in (
         "LOG_MAX_PD", "LOG_MAX_MKEY", "LOG_MAX_CQ", "LOG_MAX_CQ_SZ", "LOG_MAX_QP",
         "LOG_MAX_QP_SZ", "LOG_MAX_SRQ", "LOG_MAX_SRQ_SZ", "LOG_MAX_RMP", "LOG_MAX_MSG",
-        "MAX_WQE_SZ_SQ", "MAX_WQE_SZ_RQ", "RC", "UC", "UD", "XRC", "ATOMIC", "CQE_VERSION")}
+        "LOG_MAX_MRW_SZ", "MAX_WQE_SZ_SQ", "MAX_WQE_SZ_RQ", "RC", "UC", "UD", "XRC", "ATOMIC", "CQE_VERSION")}
     t.eq(got, {"LOG_MAX_PD": 16, "LOG_MAX_MKEY": 16, "LOG_MAX_CQ": 12, "LOG_MAX_CQ_SZ": 22,
                "LOG_MAX_QP": 12, "LOG_MAX_QP_SZ": 15, "LOG_MAX_SRQ": 12,
                "LOG_MAX_SRQ_SZ": 15, "LOG_MAX_RMP": 12, "LOG_MAX_MSG": 30,
-               "MAX_WQE_SZ_SQ": 1024, "MAX_WQE_SZ_RQ": 512, "RC": 1, "UC": 1, "UD": 1,
+               "LOG_MAX_MRW_SZ": 64, "MAX_WQE_SZ_SQ": 1024, "MAX_WQE_SZ_RQ": 512, "RC": 1, "UC": 1, "UD": 1,
                "XRC": 0, "ATOMIC": 1, "CQE_VERSION": 0},
          "QUERY_HCA_CAP cur: object limits, transport bits, atomic 1, cqe_version 0")
 
