@@ -842,6 +842,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 	.query_qp = vcx_query_qp,
 	.query_srq = vcx_query_srq,
 	.reg_user_mr = vcx_reg_user_mr,
+	.rereg_user_mr = vcx_rereg_user_mr,
 	.req_notify_cq = vcx_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vcx_ah, ibah),
@@ -908,17 +909,20 @@ int vcx_ib_add(struct vcx_dev *vdev)
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = ibd;
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);
+	/* Without it rereg still works, with new keys: not fatal (mlx5 stage PRE_IB_REG_UMR). */
+	vcx_umr_init(ibd);
 	err = ib_register_device(ibdev, "vcx_%d", dev);
 	if (err) {
 		dev_err(dev, "ib_register_device failed (%d)\n", err);
-		goto err_ib;
+		goto err_umr;
 	}
 	dev_info(dev, "%s: port 1 %s, MAC %pM, netdev %s\n", dev_name(&ibdev->dev),
 		 state == VCX_VPORT_STATE_UP ? "active" : "down", ibd->mac,
 		 netdev_name(ibd->netdev));
 	return 0;
 
-err_ib:
+err_umr:
+	vcx_umr_cleanup(ibd);
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = NULL;
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);
@@ -941,6 +945,7 @@ void vcx_ib_remove(struct vcx_dev *vdev)
 		return;
 	/* Consumers go first (ULPs are told, user contexts disassociated). */
 	ib_unregister_device(&ibd->ibdev);
+	vcx_umr_cleanup(ibd);
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = NULL;
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);

@@ -6,6 +6,7 @@
  *   memory (length64), as mlx5_ib_get_dma_mr().
  * - User MR: the buffer is pinned with ib_umem, the best page size the mkey can use is
  *   picked, and the DMA block addresses become the MTT list of an MTT-mode mkey.
+ *   ibv_rereg_mr builds a new mkey (vcx_rereg_user_mr).
  * - FRWR (IB_MR_TYPE_MEM_REG), when the device executes UMR WQEs (ibd->frwr): alloc_mr
  *   creates a free MTT key with umr_en and room for max_num_sg translations, plus a
  *   coherent DMA buffer for its MTT list; map_mr_sg fills the list (ib_sg_to_pages);
@@ -21,7 +22,7 @@
 
 static atomic_t vcx_mkey_variant = ATOMIC_INIT(0);
 
-static void vcx_mkc_access(u8 *mkc, int access)
+void vcx_mkc_set_access(u8 *mkc, int access)
 {
 	vcx_set(mkc, VCX_MKC_A, !!(access & IB_ACCESS_REMOTE_ATOMIC));
 	vcx_set(mkc, VCX_MKC_RW, !!(access & IB_ACCESS_REMOTE_WRITE));
@@ -72,7 +73,7 @@ struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access)
 		return ERR_PTR(-ENOMEM);
 	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
 	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_PA);
-	vcx_mkc_access(mkc, access);
+	vcx_mkc_set_access(mkc, access);
 	vcx_set(mkc, VCX_MKC_LENGTH64, 1);
 	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
 	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
@@ -85,49 +86,41 @@ struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-struct ib_mr *vcx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt,
-			      int access, struct ib_udata *udata)
+#define VCX_USER_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+				 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+				 IB_ACCESS_RELAXED_ORDERING)
+
+/*
+ * An MTT-mode mkey over an already pinned umem: the DMA blocks of the best page size
+ * become the translation list. On success the MR owns the umem.
+ */
+static int vcx_mr_create_user_mkey(struct vcx_dev *vdev, struct vcx_mr *mr, struct ib_pd *ibpd,
+				   struct ib_umem *umem, u64 virt, u64 length, int access)
 {
-	struct vcx_dev *vdev = ibdev_to_vdev(ibpd->device);
 	struct ib_block_iter biter;
 	unsigned long page_size;
 	size_t nmtt, inlen, i = 0;
-	struct vcx_mr *mr;
 	u8 *in, *mkc, *mtt;
 	int err;
 
-	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-		       IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_RELAXED_ORDERING))
-		return ERR_PTR(-EOPNOTSUPP);
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		goto err_free;
-	}
-	page_size = ib_umem_find_best_pgsz(mr->umem, VCX_MKEY_PAGE_SIZES, virt);
-	if (!page_size) {
-		err = -EINVAL;
-		goto err_umem;
-	}
-	nmtt = ib_umem_num_dma_blocks(mr->umem, page_size);
+	page_size = ib_umem_find_best_pgsz(umem, VCX_MKEY_PAGE_SIZES, virt);
+	if (!page_size)
+		return -EINVAL;
+	nmtt = ib_umem_num_dma_blocks(umem, page_size);
 	inlen = VCX_CMD_PAS_OFFSET + ALIGN(nmtt, 2) * VCX_MTT_SIZE;
 	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!in) {
-		err = -ENOMEM;
-		goto err_umem;
-	}
+	if (!in)
+		return -ENOMEM;
 	mtt = in + VCX_CMD_PAS_OFFSET;
-	rdma_umem_for_each_dma_block(mr->umem, &biter, page_size)
+	rdma_umem_for_each_dma_block(umem, &biter, page_size)
 		vcx_set64(mtt + i++ * VCX_MTT_SIZE, VCX_FLD(0, 64),
 			  rdma_block_iter_dma_address(&biter));
 
 	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
 	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
-	vcx_mkc_access(mkc, access);
+	vcx_mkc_set_access(mkc, access);
+	/* the UMR QP may rewrite its PD and rights later (rereg), as mlx5's reg_create() */
+	vcx_set(mkc, VCX_MKC_UMR_EN, 1);
 	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
 	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
 	vcx_set64(mkc, VCX_MKC_START_ADDR, virt);
@@ -138,12 +131,106 @@ struct ib_mr *vcx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 vir
 	err = vcx_create_mkey(vdev, mr, in, inlen);
 	kvfree(in);
 	if (err)
-		goto err_umem;
+		return err;
+	mr->umem = umem;
+	mr->access = access;
 	mr->ibmr.page_size = page_size;
+	return 0;
+}
+
+struct ib_mr *vcx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt,
+			      int access, struct ib_udata *udata)
+{
+	struct vcx_dev *vdev = ibdev_to_vdev(ibpd->device);
+	struct ib_umem *umem;
+	struct vcx_mr *mr;
+	int err;
+
+	if (access & ~VCX_USER_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		goto err_free;
+	}
+	err = vcx_mr_create_user_mkey(vdev, mr, ibpd, umem, virt, length, access);
+	if (err)
+		goto err_umem;
 	return &mr->ibmr;
 
 err_umem:
-	ib_umem_release(mr->umem);
+	ib_umem_release(umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * ibv_rereg_mr, as mlx5_ib_rereg_user_mr() decides it:
+ * - PD and/or access only, on pages pinned writable enough: one UMR on the driver's UMR
+ *   QP rewrites the key in place (vcx_umr.c); lkey and rkey stay, NULL goes back to
+ *   uverbs, which updates the PD.
+ * - otherwise (new translation, or the rights need write access the pinning lacks, or no
+ *   UMR QP): a new mkey built from the old MR with the changes applied is returned;
+ *   uverbs puts it in the old MR's handle and deregisters the old one, so the keys change,
+ *   which the verbs contract allows. The pinned pages move to the new MR when the
+ *   translation stays. On failure the old MR is untouched.
+ */
+struct ib_mr *vcx_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
+				u64 virt, int access, struct ib_pd *new_pd,
+				struct ib_udata *udata)
+{
+	struct vcx_dev *vdev = ibdev_to_vdev(ibmr->device);
+	struct vcx_mr *old = to_vmr(ibmr), *mr;
+	struct ib_pd *pd = (flags & IB_MR_REREG_PD) ? new_pd : ibmr->pd;
+	struct ib_umem *umem = old->umem;
+	bool new_umem;
+	int err;
+
+	if (!old->umem || (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS)))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+	else if (access & ~VCX_USER_MR_ACCESS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = umem->address;
+		length = umem->length;
+		virt = ibmr->iova;
+	}
+	new_umem = (flags & IB_MR_REREG_TRANS) || (ib_access_writable(access) && !umem->writable);
+	if (!new_umem && vcx_umr_available(to_vibdev(ibmr->device))) {
+		err = vcx_umr_rereg_pd_access(to_vibdev(ibmr->device), old, pd, access);
+		if (err)
+			return ERR_PTR(err);
+		old->access = access;
+		return NULL;
+	}
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	if (new_umem) {
+		umem = ib_umem_get(ibmr->device, start, length, access);
+		if (IS_ERR(umem)) {
+			err = PTR_ERR(umem);
+			goto err_free;
+		}
+	}
+	err = vcx_mr_create_user_mkey(vdev, mr, pd, umem, virt, length, access);
+	if (err)
+		goto err_umem;
+	if (!new_umem)
+		old->umem = NULL;	/* the new MR owns the pinning now */
+	return &mr->ibmr;
+
+err_umem:
+	if (new_umem)
+		ib_umem_release(umem);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);

@@ -44,6 +44,8 @@ static u8 vcx_qp_st(enum ib_qp_type type)
 		return VCX_QP_ST_UC;
 	case IB_QPT_UD:
 		return VCX_QP_ST_UD;
+	case VCX_IB_QPT_REG_UMR:
+		return VCX_QP_ST_REG_UMR;
 	default:
 		return VCX_QP_ST_RC;
 	}
@@ -66,7 +68,7 @@ static int vcx_qp_size_kernel(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 		return -EINVAL;
 
 	/* RQ: power-of-two WQEs of power-of-two size (data segments only). */
-	if (attr->srq) {
+	if (attr->srq || attr->qp_type == VCX_IB_QPT_REG_UMR) {
 		qp->rq.wqe_cnt = 0;
 		qp->rq.wqe_shift = 4;
 		qp->rq.max_gs = 0;
@@ -300,6 +302,11 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 		if (!vcx_cap(vdev, UD))
 			return -EOPNOTSUPP;
 		break;
+	case VCX_IB_QPT_REG_UMR:
+		/* the driver's own UMR QP (vcx_umr.c) only */
+		if (udata || !ibd->frwr)
+			return -EOPNOTSUPP;
+		break;
 	default:
 		/* XRC, GSI/SMI (no MAD QPs), raw packet, driver QPs */
 		return -EOPNOTSUPP;
@@ -394,6 +401,8 @@ static u32 vcx_qp_opt_mask(enum ib_qp_state cur, enum ib_qp_state new, u8 st)
 		[VCX_ST_UD] = VCX_QP_OPTPAR_Q_KEY,
 	};
 
+	if (st >= VCX_ST_NUM)
+		return 0;	/* REG_UMR: no optional attributes */
 	if (cur == IB_QPS_INIT && new == IB_QPS_INIT)
 		return init2init[st];
 	if (cur == IB_QPS_INIT && new == IB_QPS_RTR)
@@ -510,6 +519,8 @@ static int vcx_qp_fill_qpc(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 	vcx_set(qpc, VCX_QPC_PM_STATE, VCX_QP_PM_MIGRATED);
 	if (qp->st == VCX_QP_ST_UD)
 		vcx_set(qpc, VCX_QPC_MTU, IB_MTU_4096);
+	else if (qp->st == VCX_QP_ST_REG_UMR)
+		vcx_set(qpc, VCX_QPC_MTU, IB_MTU_256);	/* sends nothing; any valid MTU */
 	else if (mask & IB_QP_PATH_MTU)
 		vcx_set(qpc, VCX_QPC_MTU, attr->path_mtu);
 	vcx_set(qpc, VCX_QPC_LOG_MSG_MAX, vcx_cap(vdev, LOG_MAX_MSG));
@@ -602,7 +613,9 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return -EOPNOTSUPP;
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+	/* ib_core's table knows the IBTA types only; the UMR QP is driven by vcx_umr.c. */
+	if (ibqp->qp_type != VCX_IB_QPT_REG_UMR && !ib_modify_qp_is_ok(cur, new, ibqp->qp_type,
+								      mask))
 		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != VCX_IB_PORT)
 		return -EINVAL;
@@ -796,6 +809,15 @@ static int vcx_wr_to_opcode(struct vcx_qp *qp, const struct ib_send_wr *wr, u8 *
 	struct vcx_ib_dev *ibd = to_vibdev(qp->ibqp.device);
 
 	*imm = 0;
+	/* The UMR QP runs the driver's own UMRs and nothing else. */
+	if (qp->st == VCX_QP_ST_REG_UMR) {
+		if (wr->opcode != VCX_IB_WR_UMR_PD_ACCESS)
+			return -EINVAL;
+		*opcode = VCX_OPCODE_UMR;
+		*wc_opcode = IB_WC_REG_MR;
+		*imm = to_vcx_umr_wr(wr)->mkey;
+		return 0;
+	}
 	switch (wr->opcode) {
 	case IB_WR_REG_MR:
 		if (!ibd->frwr)
@@ -870,7 +892,8 @@ static int vcx_wr_to_opcode(struct vcx_qp *qp, const struct ib_send_wr *wr, u8 *
 /*
  * UMR WQE after the control segment: REG_MR loads the MR's MTT list (by a data segment
  * through the PD's local DMA lkey) and enables the key with the WR's access rights;
- * LOCAL_INV sets the key free. The scratch buffer is zeroed by the caller.
+ * LOCAL_INV sets the key free; the UMR QP's PD/access change rewrites those fields of a
+ * key in use (CHECK_NOT_FREE). The scratch buffer is zeroed by the caller.
  */
 static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
 {
@@ -881,6 +904,19 @@ static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
 	u64 mask;
 	u32 octo;
 
+	if (wr->opcode == VCX_IB_WR_UMR_PD_ACCESS) {
+		const struct vcx_umr_wr *u = to_vcx_umr_wr(wr);
+
+		vcx_wqe_umr_ctrl_set(seg, VCX_UMR_FLAG_INLINE | VCX_UMR_FLAG_CHECK_NOT_FREE, 0,
+				     VCX_UMR_MASK_PD | VCX_UMR_MASK_LR | VCX_UMR_MASK_LW |
+				     VCX_UMR_MASK_RR | VCX_UMR_MASK_RW | VCX_UMR_MASK_A);
+		vcx_mkc_set_access(mkc, u->access);
+		vcx_set(mkc, VCX_MKC_PD, u->pdn);
+		vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+		vcx_set(mkc, VCX_MKC_MKEY_7_0, u->mkey & 0xff);
+		return (VCX_WQE_CTRL_SIZE + VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE) /
+		       VCX_WQE_DS;
+	}
 	if (wr->opcode == IB_WR_LOCAL_INV) {
 		vcx_wqe_umr_ctrl_set(seg, VCX_UMR_FLAG_INLINE, 0, VCX_UMR_MASK_FREE);
 		vcx_set(mkc, VCX_MKC_FREE, 1);
@@ -900,11 +936,7 @@ static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
 	       VCX_UMR_MASK_LW | VCX_UMR_MASK_RR | VCX_UMR_MASK_RW | VCX_UMR_MASK_A |
 	       VCX_UMR_MASK_FREE;
 	vcx_wqe_umr_ctrl_set(seg, 0, octo, mask);
-	vcx_set(mkc, VCX_MKC_LR, 1);
-	vcx_set(mkc, VCX_MKC_LW, !!(reg->access & IB_ACCESS_LOCAL_WRITE));
-	vcx_set(mkc, VCX_MKC_RR, !!(reg->access & IB_ACCESS_REMOTE_READ));
-	vcx_set(mkc, VCX_MKC_RW, !!(reg->access & IB_ACCESS_REMOTE_WRITE));
-	vcx_set(mkc, VCX_MKC_A, !!(reg->access & IB_ACCESS_REMOTE_ATOMIC));
+	vcx_mkc_set_access(mkc, reg->access);
 	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
 	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
 	vcx_set(mkc, VCX_MKC_MKEY_7_0, reg->key & 0xff);

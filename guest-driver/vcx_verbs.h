@@ -37,6 +37,34 @@
 #define VCX_CREATE_CQ_UDATA	udata_arg
 #endif
 
+/* The driver's REG_UMR QP and what it runs on (vcx_umr.c). */
+struct vcx_umr {
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct mutex lock;		/* one UMR at a time */
+	bool broken;			/* a UMR never completed: not used again */
+};
+
+/*
+ * Driver-private QP type and work request of the UMR QP, in ib_verbs' reserved ranges
+ * (as mlx5_ib's MLX5_IB_QPT_REG_UMR): never reachable from userspace.
+ */
+#define VCX_IB_QPT_REG_UMR	IB_QPT_RESERVED1
+#define VCX_IB_WR_UMR_PD_ACCESS	IB_WR_RESERVED1
+
+struct vcx_umr_wr {
+	struct ib_send_wr wr;
+	u32 mkey;
+	u32 pdn;
+	int access;			/* IB_ACCESS_* */
+};
+
+static inline const struct vcx_umr_wr *to_vcx_umr_wr(const struct ib_send_wr *wr)
+{
+	return container_of(wr, struct vcx_umr_wr, wr);
+}
+
 struct vcx_ib_dev {
 	struct ib_device ibdev;
 	struct vcx_dev *vdev;
@@ -52,6 +80,7 @@ struct vcx_ib_dev {
 	u32 gid_table_len;
 	u32 kernel_bf;			/* kernel doorbell register (round robin) */
 	bool frwr;			/* the device executes UMR WQEs: FRWR works */
+	struct vcx_umr umr;
 	spinlock_t bf_lock;
 };
 
@@ -109,6 +138,7 @@ struct vcx_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	u32 mkey_index;
+	int access;			/* IB_ACCESS_* of a user MR, for rereg */
 	/* FRWR (IB_MR_TYPE_MEM_REG): the MTT list a REG_MR UMR loads */
 	__be64 *mtt;
 	dma_addr_t mtt_dma;
@@ -259,7 +289,16 @@ int vcx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *vcx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 virt,
 			      int access, struct ib_udata *udata);
+struct ib_mr *vcx_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 length,
+				u64 virt, int access, struct ib_pd *new_pd,
+				struct ib_udata *udata);
 int vcx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+void vcx_mkc_set_access(u8 *mkc, int access);
+int vcx_umr_init(struct vcx_ib_dev *ibd);
+void vcx_umr_cleanup(struct vcx_ib_dev *ibd);
+bool vcx_umr_available(struct vcx_ib_dev *ibd);
+int vcx_umr_rereg_pd_access(struct vcx_ib_dev *ibd, struct vcx_mr *mr, struct ib_pd *pd,
+			    int access);
 struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
 int vcx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);

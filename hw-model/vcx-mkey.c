@@ -364,8 +364,8 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
                              VCX_UMR_MASK_RW | VCX_UMR_MASK_A | VCX_UMR_MASK_SMALL_FENCE | \
                              VCX_UMR_MASK_FREE)
 
-uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, const uint8_t *w,
-                     uint32_t end, const char **why)
+uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
+                     const uint8_t *w, uint32_t end, const char **why)
 {
     const uint8_t *uc = w + VCX_WQE_CTRL_SIZE;
     const uint8_t *seg = uc + VCX_WQE_UMR_CTRL_SIZE;
@@ -376,6 +376,7 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, const uint8_t *w,
     g_autofree uint64_t *mtt = NULL;
     g_autofree uint8_t *raw = NULL;
     VcxMkey *mk, n;
+    VcxPd *new_pd = NULL;
 
     if (end < off) {
         *why = "UMR WQE shorter than its control, UMR control and mkey segments";
@@ -406,7 +407,7 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, const uint8_t *w,
         *why = "UMR on a key created without umr_en";
         return VCX_CQE_SYND_LOCAL_PROT_ERR;
     }
-    if (mk->pdn != pdn) {
+    if (!privileged && mk->pdn != pdn) {
         *why = "UMR on a key of another PD";
         return VCX_CQE_SYND_LOCAL_PROT_ERR;
     }
@@ -426,9 +427,17 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, const uint8_t *w,
     if (mask & VCX_UMR_MASK_START_ADDR) {
         n.start = vcx_get64(seg, VCX_MKC_START_ADDR);
     }
-    if ((mask & VCX_UMR_MASK_PD) && vcx_get(seg, VCX_MKC_PD) != pdn) {
-        *why = "UMR moves the key to a PD other than the QP's";
-        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    if ((mask & VCX_UMR_MASK_PD) && vcx_get(seg, VCX_MKC_PD) != mk->pdn) {
+        if (!privileged) {
+            *why = "UMR moves the key to a PD other than the QP's";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        new_pd = vcx_pd_get(s, vcx_get(seg, VCX_MKC_PD));
+        if (!new_pd) {
+            *why = "UMR moves the key to a PD that does not exist";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        n.pdn = new_pd->pdn;
     }
     if ((mask & VCX_UMR_MASK_QPN) && vcx_get(seg, VCX_MKC_QPN) != VCX_MKC_QPN_UNBOUND) {
         *why = "UMR binds the key to a QP (not supported)";
@@ -549,6 +558,10 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, const uint8_t *w,
         n.mtt = g_steal_pointer(&mtt);
     }
     n.nmtt = nmtt;
+    if (new_pd) {
+        vcx_pd_get(s, mk->pdn)->refs--;
+        new_pd->refs++;
+    }
     *mk = n;
     trace_vcx_mkey_umr(VCX_MKEY(mk->index, mk->key), mk->free, mk->start, mk->len, xlt_oct);
     return 0;

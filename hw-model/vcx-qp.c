@@ -2,7 +2,9 @@
  * vcx: queue pairs (PRM "Queue Pair"): CREATE_QP, the state transitions RST2INIT,
  * INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, 2ERR and 2RST, QUERY_QP and DESTROY_QP.
  *
- * Transport types RC, UC and UD. The QP buffer holds the receive queue (regular RQ only)
+ * Transport types RC, UC and UD, and REG_UMR: the send-only QP a kernel driver keeps to
+ * post UMR WQEs that change any memory key (mlx5_ib's UMR QP for rereg), which takes no
+ * context fields in its transitions and executes nothing but UMR and NOP. The QP buffer holds the receive queue (regular RQ only)
  * at offset 0 and the send queue (2^log_sq_size 64-byte WQEBBs) right after it, in one
  * PAS list; the 8-byte doorbell record holds the RQ and SQ producer counters.
  * rq_type selects the receive side: regular RQ, SRQ/RMP (srqn_rmpn_xrqn) or none. As
@@ -55,7 +57,8 @@ enum {
 #define ST_RC           (1u << VCX_QP_ST_RC)
 #define ST_UC           (1u << VCX_QP_ST_UC)
 #define ST_UD           (1u << VCX_QP_ST_UD)
-#define ST_ALL          (ST_RC | ST_UC | ST_UD)
+#define ST_REG_UMR      (1u << VCX_QP_ST_REG_UMR)
+#define ST_ALL          (ST_RC | ST_UC | ST_UD | ST_REG_UMR)
 
 /* Transitions that carry a context. */
 enum {
@@ -93,7 +96,7 @@ typedef struct VcxQpParam {
     uint8_t req;
     uint8_t opt;
     uint32_t opt_bit;
-    uint8_t sts;
+    uint32_t sts;               /* bit per service type (st) */
 } VcxQpParam;
 
 #define P(n, f, r, o, b, st)   { n, f, false, 0, r, o, b, st }
@@ -209,9 +212,14 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
                             "input_qpn 0x%x: choosing the QPN not supported",
                             vcx_get(cmd->in, VCX_CREATE_QP_IN_INPUT_QPN));
     }
-    if (st != VCX_QP_ST_RC && st != VCX_QP_ST_UC && st != VCX_QP_ST_UD) {
+    if (st != VCX_QP_ST_RC && st != VCX_QP_ST_UC && st != VCX_QP_ST_UD &&
+        st != VCX_QP_ST_REG_UMR) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_ST,
-                            "st 0x%x not supported (RC, UC and UD are)", st);
+                            "st 0x%x not supported (RC, UC, UD and REG_UMR are)", st);
+    }
+    if (st == VCX_QP_ST_REG_UMR && (rq_type != VCX_QP_RQ_TYPE_ZERO_SIZE || no_sq)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_RQ_TYPE,
+                            "a REG_UMR QP has a send queue and no receive queue");
     }
     if (!pd) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_PD,

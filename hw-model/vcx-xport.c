@@ -459,7 +459,8 @@ static void vcx_resp_receive(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
     int r;
 
     ack->type = VCX_NO_RESPONSE;
-    if (!qp || (qp->st == VCX_QP_ST_RC) != rc || (qp->st == VCX_QP_ST_UD) != ud ||
+    if (!qp || qp->st == VCX_QP_ST_REG_UMR ||
+        (qp->st == VCX_QP_ST_RC) != rc || (qp->st == VCX_QP_ST_UD) != ud ||
         (qp->state != VCX_QP_STATE_RTR && qp->state != VCX_QP_STATE_RTS)) {
         trace_vcx_resp_drop(pkt->dqpn, "no ready QP of that type");
         return;
@@ -787,6 +788,9 @@ static uint8_t vcx_req_gather(VcxState *s, VcxQp *qp, VcxReq *rq, uint32_t off,
 
 static bool vcx_op_valid(uint8_t st, uint8_t op)
 {
+    if (st == VCX_QP_ST_REG_UMR) {
+        return op == VCX_OPCODE_UMR || op == VCX_OPCODE_NOP;
+    }
     switch (op) {
     case VCX_OPCODE_NOP:
     case VCX_OPCODE_SEND:
@@ -846,9 +850,13 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
         return false;
     }
 
-    if (rq->opcode == VCX_OPCODE_UMR) {
+    if (rq->opcode == VCX_OPCODE_UMR || qp->st == VCX_QP_ST_REG_UMR) {
         /* Memory key registration / invalidation: executed here, nothing is sent. */
-        synd = vcx_mkey_umr(s, qp->pdn, qp->qpn, w, end, &why);
+        if (rq->opcode == VCX_OPCODE_NOP) {
+            byte_cnt = 0;
+            goto done;
+        }
+        synd = vcx_mkey_umr(s, qp->pdn, qp->qpn, qp->st == VCX_QP_ST_REG_UMR, w, end, &why);
         if (synd) {
             vcx_req_fail(s, qp, rq->nbb, rq->opcode, synd, why);
             return false;

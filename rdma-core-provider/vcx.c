@@ -37,6 +37,7 @@ static const struct verbs_context_ops vcx_ctx_ops = {
 	.alloc_pd = vcx_alloc_pd,
 	.dealloc_pd = vcx_dealloc_pd,
 	.reg_mr = vcx_reg_mr,
+	.rereg_mr = vcx_rereg_mr,
 	.dereg_mr = vcx_dereg_mr,
 	.create_ah = vcx_create_ah,
 	.destroy_ah = vcx_destroy_ah,

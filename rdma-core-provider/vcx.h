@@ -197,6 +197,8 @@ struct ibv_pd *vcx_alloc_pd(struct ibv_context *context);
 int vcx_dealloc_pd(struct ibv_pd *pd);
 struct ibv_mr *vcx_reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t hca_va,
 			  int access);
+int vcx_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t length, int access);
 int vcx_dereg_mr(struct verbs_mr *vmr);
 
 /* ah.c */

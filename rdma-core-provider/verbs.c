@@ -90,6 +90,20 @@ struct ibv_mr *vcx_reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t
 	return &vmr->ibv_mr;
 }
 
+/*
+ * The kernel builds a new mkey and hands back its keys, which ibv_cmd_rereg_mr stores in
+ * the ibv_mr; libibverbs has already checked the flags and the new range.
+ */
+int vcx_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr, access, pd, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+}
+
 int vcx_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);

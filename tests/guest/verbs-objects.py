@@ -40,9 +40,12 @@ def expect_errno(what, want, fn):
 
 
 def res_show(kind):
+    """This process's objects on DEV (kernel ones, e.g. the driver's UMR QP and CQ,
+    carry no pid)."""
     out = subprocess.run(['rdma', 'res', 'show', kind], capture_output=True, text=True,
                          check=True).stdout
-    return '\n'.join(ln for ln in out.splitlines() if DEV + ' ' in ln or DEV + '/' in ln)
+    return '\n'.join(ln for ln in out.splitlines()
+                     if (DEV + ' ' in ln or DEV + '/' in ln) and ' pid ' in ln)
 
 
 ctx = Context(name=DEV)
@@ -60,6 +63,19 @@ mr = MR(pd, 64 * 1024, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
 if mr.lkey == 0:
     fail('reg_mr: lkey 0')
 ok('reg_mr 64 KiB lkey 0x%x' % mr.lkey)
+# rereg of the PD or the rights is done in place by the driver's UMR QP: same keys, as on
+# a ConnectX; a new translation gets a new key.
+keys = (mr.lkey, mr.rkey)
+pd2 = PD(ctx)
+mr.rereg(e.IBV_REREG_MR_CHANGE_PD | e.IBV_REREG_MR_CHANGE_ACCESS, pd2, 0, 0,
+         e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ)
+if (mr.lkey, mr.rkey) != keys:
+    fail('rereg PD+access: keys 0x%x/0x%x changed from 0x%x/0x%x' % (mr.lkey, mr.rkey, *keys))
+mr.rereg(e.IBV_REREG_MR_CHANGE_PD | e.IBV_REREG_MR_CHANGE_ACCESS, pd, 0, 0,
+         e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_READ)
+if (mr.lkey, mr.rkey) != keys:
+    fail('rereg back: keys 0x%x/0x%x changed from 0x%x/0x%x' % (mr.lkey, mr.rkey, *keys))
+ok('rereg PD and access in place: lkey 0x%x rkey 0x%x kept' % keys)
 ch = CompChannel(ctx)
 cq = CQ(ctx, 256, None, ch, 0)
 cq.req_notify()

@@ -5,14 +5,15 @@ through a data segment and inline), RDMA WRITE/READ through the new rkey over
 non-contiguous pages with payload checks, access rights of the registration enforced,
 local invalidation (UMR setting free) and remote invalidation (SEND_INV) followed by a
 remote access error, re-registration after invalidation, and malformed or forbidden UMRs
-with their exact CQE syndromes (QP to ERR, key left as it was)."""
+with their exact CQE syndromes (QP to ERR, key left as it was). A REG_UMR QP (the driver's
+own UMR QP, st 0xc) changes the PD and access rights of a key in use in place (rereg)."""
 import os
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated  # noqa: E402
-from vcx_verbs import Verbs, cqe_fields, dseg, inline, raddr  # noqa: E402
+from vcx_verbs import P, Verbs, cqe_fields, dseg, inline, raddr  # noqa: E402
 
 t = Tap()
 SEND, WRITE, READ, SEND_INV, UMR = 0x0a, 0x08, 0x10, 0x01, 0x25
@@ -210,11 +211,93 @@ def bad(v):
          "REG of a key that is already registered: local protection error")
 
 
+CHECK_NOT_FREE = 0x20
+REREG_MASK = M["PD"] | M["LR"] | M["LW"] | M["RR"] | M["RW"] | M["A"]
+
+
+def reg_umr_up(v, pd, cq):
+    q = v.create_qp("REG_UMR", pd, cq, None, zero_rq=True)
+    for op, f, ads in (("RST2INIT_QP", [], [("vhca_port_num", 1)]),
+                       ("INIT2RTR_QP", [("mtu", 1), ("log_msg_max", 12)], []),
+                       ("RTR2RTS_QP", [], [])):
+        r = v.modify(op, q, f, ads)
+        assert r.status == 0, "%s of REG_UMR QP: 0x%x 0x%x" % (op, r.status, r.syndrome)
+    return q
+
+
+def post_rereg(v, q, key, pd, access, flags=CHECK_NOT_FREE, mask=REREG_MASK):
+    seg = v.mkc(pd, 0, 0, access, key=key & 0xff)
+    return q.post_send(UMR, umr_ctrl(INLINE | flags, 0, mask) + bytes(seg), imm=key)
+
+
+def reg_umr_qp(v):
+    pd, buf, key, cq = setup(v)
+    pd2, pd_umr = v.alloc_pd(), v.alloc_pd()
+    mr = v.create_mkey(pd, buf + 0x4000, 0x1000, access="lr lw rr rw", umr_en=True,
+                       key=0x44)
+    r = v.create_qp("REG_UMR", pd_umr, cq, cq)
+    t.eq(r.status, 3, "CREATE_QP REG_UMR with a receive queue: BAD_PARAM")
+    q = reg_umr_up(v, pd_umr, cq)
+    t.eq(v.qp_state(q), 3, "REG_UMR QP reaches RTS with port, MTU and message size only")
+
+    idx = post_rereg(v, q, mr, pd2, "lr lw rr")
+    t.eq([f(e, "opcode", "syndrome", "sop", "wqe_counter", "qpn") for e in cq.poll_all()],
+         [(0, 0, UMR, idx, q.qpn)], "REG_UMR QP: UMR moving a key of another PD to pd2")
+    a, b = pair(v, pd, cq)
+    a.post_send(WRITE, raddr(buf + 0x4000, mr) + inline(b"old pd"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "the key no longer serves QPs of its old PD")
+    c, d = pair(v, pd2, cq)
+    v.qt.memwrite(buf + 0x4100, b"same key")
+    key2 = v.create_mkey(pd2, buf + 0xc000, 0x1000)
+    c.post_send(READ, raddr(buf + 0x4100, mr) + dseg(buf + 0xc000, 8, key2))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()], [(0, 0, READ)],
+         "same rkey, new PD: READ allowed (rr kept)")
+    t.eq(v.qt.memread(buf + 0xc000, 8), b"same key", "READ payload through the moved key")
+    c.post_send(WRITE, raddr(buf + 0x4100, mr) + inline(b"nope"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "remote write right removed: remote access error")
+    t.eq(v.qt.memread(buf + 0x4100, 8), b"same key", "memory untouched")
+
+    # the key holds a reference on the PD it is in, wherever a UMR moved it
+    pd3 = v.alloc_pd()
+    post_rereg(v, q, mr, pd3, "lr")
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0, 0)], "UMR to pd3")
+    t.eq(v.cmd("DEALLOC_PD", fields=[(P["VCX_DEALLOC_PD_IN_PD"], pd3)]).status, 9,
+         "DEALLOC_PD of pd3 refused (BAD_RES_STATE) while the moved key is in it")
+    post_rereg(v, q, mr, pd, "lr lw rr rw")
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0, 0)],
+         "UMR moves the key back with remote write")
+    t.eq(v.cmd("DEALLOC_PD", fields=[(P["VCX_DEALLOC_PD_IN_PD"], pd3)]).status, 0,
+         "pd3 holds nothing any more: DEALLOC_PD succeeds")
+    a, b = pair(v, pd, cq)
+    a.post_send(WRITE, raddr(buf + 0x4200, mr) + inline(b"back home"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0, 0)],
+         "WRITE through the unchanged rkey in its first PD")
+    t.eq(v.qt.memread(buf + 0x4200, 9), b"back home", "WRITE payload")
+
+    post_rereg(v, q, mr, 0xabcde, "lr")
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x04)],
+         "UMR moving a key to a PD that does not exist: local protection error")
+    q = reg_umr_up(v, pd_umr, cq)
+    q.post_send(SEND, inline(b"x"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x02)],
+         "SEND on a REG_UMR QP: local QP operation error")
+    a, b = pair(v, pd, cq)
+    post_rereg(v, a, mr, pd2, "lr")
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x04)],
+         "an RC QP cannot move a key to another PD")
+    a, b = pair(v, pd, cq)
+    a.post_send(WRITE, raddr(buf + 0x4300, mr) + inline(b"kept"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0, 0)],
+         "after the refused UMRs the key is as it was")
+
+
 def main():
     v = Verbs()
     try:
         for name, fn in (("reg_write_read", reg_write_read), ("access", access),
-                         ("bad", bad)):
+                         ("bad", bad), ("reg_umr_qp", reg_umr_qp)):
             run_isolated(t, name, lambda fn=fn: fn(v))
         t.ok(v.qt.alive(), "QEMU alive at the end")
     finally:
