@@ -367,14 +367,27 @@ int vcx_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 	int ret;
 
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (ret || !(attr_mask & IBV_QP_STATE) || attr->qp_state != IBV_QPS_RESET)
+	if (ret || !(attr_mask & IBV_QP_STATE))
 		return ret;
+	if (attr->qp_state != IBV_QPS_RESET) {
+		vcx_spin_lock(&qp->sq.lock);
+		vcx_spin_lock(&qp->rq.lock);
+		if (attr->qp_state == IBV_QPS_INIT)
+			qp->rq_open = true;
+		else if (attr->qp_state == IBV_QPS_RTS)
+			qp->sq_open = true;
+		vcx_spin_unlock(&qp->rq.lock);
+		vcx_spin_unlock(&qp->sq.lock);
+		return 0;
+	}
 
 	/* Back in RESET the device forgot the queues: so does the library. */
 	qp_flush_cqes(qp);
 	vcx_spin_lock(&qp->sq.lock);
 	vcx_spin_lock(&qp->rq.lock);
 	reset_wq_indices(qp);
+	qp->rq_open = false;
+	qp->sq_open = false;
 	qp->dbrec[0] = 0;
 	qp->dbrec[1] = 0;
 	vcx_spin_unlock(&qp->rq.lock);

@@ -232,7 +232,8 @@ int vcx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 
 	vcx_spin_lock(&sq->lock);
 	for (nreq = 0; wr; nreq++, wr = wr->next) {
-		if (vcx_sq_overflow(sq, nreq, to_vcx_cq(ibqp->send_cq))) {
+		/* Before RTS libmlx5 answers ENOMEM too (its per-state SGE limit is -1). */
+		if (!qp->sq_open || vcx_sq_overflow(sq, nreq, to_vcx_cq(ibqp->send_cq))) {
 			err = ENOMEM;
 			*bad_wr = wr;
 			break;

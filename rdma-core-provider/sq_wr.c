@@ -18,6 +18,9 @@
  * it, so the whole batch is dropped. Only a successful wr_complete publishes the producer
  * counter in the doorbell record and rings the doorbell register, once for the batch.
  *
+ * Before the QP reaches RTS (and again after RESET) wr_complete drops the batch with
+ * EINVAL, as libmlx5's does.
+ *
  * Inline data is copied by its setter (the application may reuse the buffer at once) into
  * a per-QP staging buffer and from there into the WQE. IBV_SEND_INLINE in wr_flags makes
  * wr_set_sge/wr_set_sge_list inline their buffers, as the flag does for post_send.
@@ -351,7 +354,8 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	int err;
 
 	write_pending(qp);
-	err = b->err;
+	/* Before RTS, libmlx5's wr_complete drops the batch with EINVAL. */
+	err = qp->sq_open ? b->err : EINVAL;
 	if (err) {
 		/* Nothing was published: forgetting the written WQEs drops the batch. */
 		qp->sq.cur_post = b->cur_post_rb;

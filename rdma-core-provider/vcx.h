@@ -156,6 +156,13 @@ struct vcx_qp {
 	uint32_t max_wqe_ds;		/* DS units of the largest send WQE */
 	uint8_t sq_signal_bits;		/* CE bits for every WQE (sq_sig_all) */
 	bool atomics_enabled;
+	/*
+	 * What the QP state lets software post (libmlx5's operational state): receives
+	 * from INIT on, sends from RTS on; RESET closes both. ERR keeps them open, the
+	 * device flushes.
+	 */
+	bool rq_open;
+	bool sq_open;
 	struct vcx_wr_batch wr;		/* only with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS */
 };
 

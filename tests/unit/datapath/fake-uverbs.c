@@ -177,6 +177,10 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_chan
 
 int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
+	struct dev_cq *d = dev_cq(((struct vcx_cq *)cq)->cqn);
+
+	if (d)
+		d->valid = false;
 	return 0;
 }
 

@@ -51,14 +51,26 @@ static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq *scq, struct 
 	return OPS->create_qp(pd, &a);
 }
 
+/* RESET -> INIT -> RTR -> RTS, as a QP must go before it can send. */
+static void bring_up(struct ibv_qp *qp)
+{
+	static const enum ibv_qp_state path[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
+	struct ibv_qp_attr attr = {};
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		attr.qp_state = path[i];
+		OPS->modify_qp(qp, &attr, IBV_QP_STATE);
+	}
+}
+
+/* Bring both up, each the other's loopback partner. */
 static void connect(struct ibv_qp *a, struct ibv_qp *b)
 {
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTS };
-
 	dev_qp(a->qp_num)->peer_qpn = b->qp_num;
 	dev_qp(b->qp_num)->peer_qpn = a->qp_num;
-	OPS->modify_qp(a, &attr, IBV_QP_STATE);
-	OPS->modify_qp(b, &attr, IBV_QP_STATE);
+	bring_up(a);
+	bring_up(b);
 }
 
 static int post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len)
@@ -365,6 +377,8 @@ static void test_ud(void)
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = b->qp_num;
 	wr.wr.ud.remote_qkey = 0x11111111;
+	bring_up(a);
+	bring_up(b);
 	for (i = 0; i < 40; i++) {
 		post_recv(b, 500 + i, mem + 8192, 200);
 		wr.wr_id = i;
@@ -1122,6 +1136,9 @@ static void test_wr_ud(void)
 		return;
 	memset(ah_attr.grh.dgid.raw, 0x22, 16);
 	ah = OPS->create_ah(pd, &ah_attr);
+	bring_up(a);
+	bring_up(b);
+	bring_up(r);
 	for (i = 0; i < 100; i++)
 		mem[0x30000 + i] = (uint8_t)(0x40 + i);
 	memset(w, 0, sizeof(w));
@@ -1359,6 +1376,59 @@ static void test_wr_abort_and_errors(void)
 	OPS->destroy_cq(cq);
 }
 
+/* Receives from INIT on, sends from RTS on, neither after RESET (libmlx5's rule). */
+static void test_post_states(void)
+{
+	struct ibv_cq *cq = make_cq(16);
+	struct ibv_qp *a = make_qp_ex(IBV_QPT_RC, cq, cq, 4, 4, RC_OPS);
+	struct ibv_qp *b = make_qp(IBV_QPT_RC, cq, cq, NULL, 4, 4);
+	struct ibv_sge sge = { (uintptr_t)mem, 8, LKEY };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND };
+	struct ibv_qp_attr attr = {};
+	struct ibv_qp_ex *x = NULL;
+	struct ibv_wc wc;
+	int wr_ret;
+
+	if (!tap_ok(cq && a && b && (x = qpx_of(a)), "states: QPs"))
+		return;
+	tap_ok(post_recv(a, 1, mem, 8) == EINVAL && post_one(a, &wr) == ENOMEM,
+	       "RESET: post_recv EINVAL, post_send ENOMEM");
+	x->wr_start(x);
+	x->wr_send(x);
+	x->wr_set_sge(x, LKEY, (uintptr_t)mem, 8);
+	wr_ret = x->wr_complete(x);
+	tap_ok(wr_ret == EINVAL && to_vcx_qp(a)->sq.cur_post == 0,
+	       "RESET: wr_complete EINVAL, SQ rolled back");
+	attr.qp_state = IBV_QPS_INIT;
+	OPS->modify_qp(a, &attr, IBV_QP_STATE);
+	tap_ok(post_recv(a, 1, mem, 8) == 0 && post_one(a, &wr) == ENOMEM,
+	       "INIT: receives accepted, sends not yet");
+	attr.qp_state = IBV_QPS_RTR;
+	OPS->modify_qp(a, &attr, IBV_QP_STATE);
+	tap_ok(post_one(a, &wr) == ENOMEM, "RTR: sends not yet");
+	dev_qp(a->qp_num)->peer_qpn = b->qp_num;
+	dev_qp(b->qp_num)->peer_qpn = a->qp_num;
+	bring_up(b);
+	attr.qp_state = IBV_QPS_RTS;
+	OPS->modify_qp(a, &attr, IBV_QP_STATE);
+	post_recv(b, 2, mem + 4096, 64);
+	x->wr_start(x);
+	x->wr_id = 3;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_send(x);
+	x->wr_set_sge(x, LKEY, (uintptr_t)mem, 8);
+	tap_ok(x->wr_complete(x) == 0 && dev_run() == 1 && poll1(cq, &wc) == 1 &&
+	       wc.wr_id == 2 && poll1(cq, &wc) == 1 && wc.wr_id == 3,
+	       "RTS: the ibv_wr_* send executes");
+	attr.qp_state = IBV_QPS_RESET;
+	OPS->modify_qp(a, &attr, IBV_QP_STATE);
+	tap_ok(post_recv(a, 1, mem, 8) == EINVAL && post_one(a, &wr) == ENOMEM,
+	       "back in RESET: both closed again");
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_cq(cq);
+}
+
 /*
  * Two threads posting through ibv_wr_* batches and two through post_send, on one QP: the
  * batch holds the SQ lock from wr_start to wr_complete, so WQEs never interleave.
@@ -1462,6 +1532,7 @@ int main(void)
 	test_wr_twins();
 	test_wr_ud();
 	test_wr_abort_and_errors();
+	test_post_states();
 	test_wr_threads();
 	test_arm();
 	tap_ok(dev.protocol_errors == 0, "no protocol errors seen by the device model");
