@@ -3,7 +3,8 @@
  * vcx provider: queue pair lifecycle (RC, UC, UD).
  *
  * The library sizes and allocates the work queues, the kernel pins them and creates the
- * QP (create_qp udata, include/vcx/abi.h). One buffer holds the RQ (rq.wqe_cnt WQEs of
+ * QP (create_qp udata, include/vcx/abi.h). create_qp and create_qp_ex share one path; with
+ * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP also gets the ibv_wr_* entry points (sq_wr.c). One buffer holds the RQ (rq.wqe_cnt WQEs of
  * 2^rq.wqe_shift bytes) at offset 0 and the SQ (sq.wqe_cnt 64-byte WQEBBs) after it; an
  * 8-byte doorbell record holds the receive and send counters. Posting lives in sq.c and
  * rq.c; CQEs find the QP through the context's QP table.
@@ -34,9 +35,10 @@ static uint32_t sq_overhead(enum ibv_qp_type type)
 	}
 }
 
-static int size_sq(struct vcx_context *ctx, struct vcx_qp *qp, struct ibv_qp_init_attr *attr)
+static int size_sq(struct vcx_context *ctx, struct vcx_qp *qp,
+		   const struct ibv_qp_init_attr_ex *attr)
 {
-	struct ibv_qp_cap *cap = &attr->cap;
+	const struct ibv_qp_cap *cap = &attr->cap;
 	uint32_t overhead = sq_overhead(attr->qp_type);
 	uint32_t data, wqe_size, wqebbs;
 
@@ -68,9 +70,10 @@ static int size_sq(struct vcx_context *ctx, struct vcx_qp *qp, struct ibv_qp_ini
 	return 0;
 }
 
-static int size_rq(struct vcx_context *ctx, struct vcx_qp *qp, struct ibv_qp_init_attr *attr)
+static int size_rq(struct vcx_context *ctx, struct vcx_qp *qp,
+		   const struct ibv_qp_init_attr_ex *attr)
 {
-	struct ibv_qp_cap *cap = &attr->cap;
+	const struct ibv_qp_cap *cap = &attr->cap;
 	uint32_t wqe_size;
 
 	if (attr->srq || !cap->max_recv_wr)
@@ -123,23 +126,101 @@ static void qp_free(struct vcx_context *ctx, struct vcx_qp *qp)
 		vcx_db_free(&ctx->db_pool, qp->dbrec);
 	vcx_buf_free(&qp->buf);
 	free_wq_arrays(qp);
+	vcx_qp_wr_cleanup(qp);
 	vcx_spinlock_destroy(&qp->sq.lock);
 	vcx_spinlock_destroy(&qp->rq.lock);
 	free(qp);
 }
 
-struct ibv_qp *vcx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+/*
+ * The create flags libibverbs knows (uverbs refuses other bits with EINVAL). The device
+ * implements none of them: no multicast (so no self-loopback blocking), no FCS scatter,
+ * no VLAN stripping, no source QPN (underlay) QPs, no end padding. vcx.ko answers
+ * EOPNOTSUPP for each, as mlx5_ib does for flags its device lacks; the library refuses
+ * them before the round trip.
+ */
+#define VCX_QP_CREATE_FLAGS_KNOWN (IBV_QP_CREATE_BLOCK_SELF_MCAST_LB | \
+				   IBV_QP_CREATE_SCATTER_FCS | \
+				   IBV_QP_CREATE_CVLAN_STRIPPING | \
+				   IBV_QP_CREATE_SOURCE_QPN | \
+				   IBV_QP_CREATE_PCI_WRITE_END_PADDING)
+
+/* What create_qp_ex accepts in comp_mask (the rest: EINVAL, as libmlx5 for unknown bits). */
+#define VCX_QP_INIT_ATTR_SUPPORTED (IBV_QP_INIT_ATTR_PD | \
+				    IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+				    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static int check_init_attr(const struct ibv_qp_init_attr_ex *attr)
 {
-	struct vcx_context *ctx = to_vcx_ctx(pd->context);
-	struct vcx_create_qp_cmd_resp resp = {};
-	struct vcx_create_qp_cmd cmd = {};
+	uint32_t mask = attr->comp_mask;
+
+	/* XRC domains, RSS (hash and indirection tables) and TSO headers need objects and
+	 * offloads the device does not have (XRC QPs, TIRs, raw packet QPs). */
+	if (mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_IND_TABLE |
+		    IBV_QP_INIT_ATTR_RX_HASH))
+		return EOPNOTSUPP;
+	/* Unknown bits, and a TSO header, which libmlx5 refuses on every QP type but raw
+	 * packet (not a vcx QP type). */
+	if (mask & ~VCX_QP_INIT_ATTR_SUPPORTED)
+		return EINVAL;
+	if (!(mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
+		if (attr->create_flags & ~VCX_QP_CREATE_FLAGS_KNOWN)
+			return EINVAL;
+		if ((attr->create_flags & IBV_QP_CREATE_SOURCE_QPN) &&
+		    attr->qp_type != IBV_QPT_UD)
+			return EINVAL;	/* libmlx5's own check */
+		if (attr->create_flags)
+			return EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* The kernel command: the extended one when the request carries extended fields. */
+static int create_qp_cmd(struct vcx_context *ctx, struct vcx_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr, const struct vcx_create_qp_req *req,
+			 struct vcx_create_qp_resp *out)
+{
+	struct ibv_context *ibctx = &ctx->ibv_ctx.context;
+	int err;
+
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
+		struct vcx_create_qp_ex_cmd_resp resp = {};
+		struct vcx_create_qp_ex_cmd cmd = {};
+
+		cmd.drv_payload = *req;
+		err = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd.ibv_cmd, sizeof(cmd),
+					    &resp.ibv_resp, sizeof(resp));
+		*out = resp.drv_payload;
+	} else {
+		struct vcx_create_qp_cmd_resp resp = {};
+		struct vcx_create_qp_cmd cmd = {};
+
+		cmd.drv_payload = *req;
+		err = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd.ibv_cmd, sizeof(cmd),
+					   &resp.ibv_resp, sizeof(resp));
+		*out = resp.drv_payload;
+	}
+	return err;
+}
+
+/* The one QP creation path, for create_qp and create_qp_ex. */
+static struct vcx_qp *create_qp(struct vcx_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	struct vcx_create_qp_resp resp = {};
+	struct vcx_create_qp_req req = {};
+	bool send_ops = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	struct vcx_qp *qp;
 	size_t rq_bytes;
 	int err;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD) {
-		errno = EOPNOTSUPP;
+	err = check_init_attr(attr);
+	if (err) {
+		errno = err;
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
@@ -147,12 +228,22 @@ struct ibv_qp *vcx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		return NULL;
 	vcx_spinlock_init(&qp->sq.lock, !ctx->single_threaded);
 	vcx_spinlock_init(&qp->rq.lock, !ctx->single_threaded);
+	qp->ibv_qp.qp_type = attr->qp_type;
+	qp->atomics_enabled = attr->qp_type == IBV_QPT_RC &&
+			      (ctx->atomic_caps & VCX_ATOMIC_CAP_CMP_SWP) &&
+			      (ctx->atomic_caps & VCX_ATOMIC_CAP_FETCH_ADD);
+	qp->sq_signal_bits = attr->sq_sig_all ? VCX_WQE_CE_CQE : VCX_WQE_CE_ERROR_ONLY;
 
-	err = size_sq(ctx, qp, attr);
+	/* Operations the QP cannot carry fail the creation, before the kernel sees it. */
+	err = send_ops ? vcx_qp_wr_check_ops(qp, attr->send_ops_flags) : 0;
+	if (!err)
+		err = size_sq(ctx, qp, attr);
 	if (!err)
 		err = size_rq(ctx, qp, attr);
 	if (!err)
 		err = alloc_wq_arrays(qp);
+	if (!err && send_ops)
+		err = vcx_qp_wr_init(qp);
 	if (err)
 		goto err_free;
 
@@ -170,26 +261,24 @@ struct ibv_qp *vcx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		goto err_free;
 	}
 
-	cmd.drv_payload.buf_addr = (uintptr_t)qp->buf.buf;
-	cmd.drv_payload.db_addr = (uintptr_t)qp->dbrec;
-	cmd.drv_payload.sq_wqe_count = qp->sq.wqe_cnt;
-	cmd.drv_payload.rq_wqe_count = qp->rq.wqe_cnt;
-	cmd.drv_payload.rq_wqe_shift = qp->rq.wqe_cnt ? qp->rq.wqe_shift : 0;
-	err = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd.ibv_cmd, sizeof(cmd),
-				&resp.ibv_resp, sizeof(resp));
+	req.buf_addr = (uintptr_t)qp->buf.buf;
+	req.db_addr = (uintptr_t)qp->dbrec;
+	req.sq_wqe_count = qp->sq.wqe_cnt;
+	req.rq_wqe_count = qp->rq.wqe_cnt;
+	req.rq_wqe_shift = qp->rq.wqe_cnt ? qp->rq.wqe_shift : 0;
+	err = create_qp_cmd(ctx, qp, attr, &req, &resp);
 	if (err)
 		goto err_free;
-	if (resp.drv_payload.bfreg_index >= ctx->tot_bfregs) {
+	if (resp.bfreg_index >= ctx->tot_bfregs) {
 		verbs_err(&ctx->ibv_ctx, "vcx: QP %u got bfreg %u of %u\n", qp->ibv_qp.qp_num,
-			  resp.drv_payload.bfreg_index, ctx->tot_bfregs);
+			  resp.bfreg_index, ctx->tot_bfregs);
 		err = EPROTO;
 		goto err_destroy;
 	}
-	qp->bfreg = &ctx->bfregs[resp.drv_payload.bfreg_index];
-	qp->sq_signal_bits = attr->sq_sig_all ? VCX_WQE_CE_CQE : VCX_WQE_CE_ERROR_ONLY;
-	qp->atomics_enabled = attr->qp_type == IBV_QPT_RC &&
-			      (ctx->atomic_caps & VCX_ATOMIC_CAP_CMP_SWP) &&
-			      (ctx->atomic_caps & VCX_ATOMIC_CAP_FETCH_ADD);
+	qp->bfreg = &ctx->bfregs[resp.bfreg_index];
+	/* After the command: it resets comp_mask. ibv_qp_to_qp_ex() looks at this bit. */
+	if (send_ops)
+		qp->vqp.comp_mask |= VERBS_QP_EX;
 
 	pthread_mutex_lock(&ctx->table_mutex);
 	err = vcx_table_insert(&ctx->qp_table, qp->ibv_qp.qp_num, qp) ? errno : 0;
@@ -203,7 +292,7 @@ struct ibv_qp *vcx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	attr->cap.max_inline_data = qp->sq.wqe_cnt ? qp->max_inline_data : 0;
 	attr->cap.max_recv_wr = qp->rq.max_post;
 	attr->cap.max_recv_sge = qp->rq.max_gs;
-	return &qp->ibv_qp;
+	return qp;
 
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->ibv_qp);
@@ -211,6 +300,34 @@ err_free:
 	qp_free(ctx, qp);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *vcx_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr)
+{
+	struct vcx_qp *qp = create_qp(to_vcx_ctx(context), attr);
+
+	return qp ? &qp->ibv_qp : NULL;
+}
+
+struct ibv_qp *vcx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct vcx_qp *qp = create_qp(to_vcx_ctx(pd->context), &attr_ex);
+
+	if (!qp)
+		return NULL;
+	attr->cap = attr_ex.cap;
+	return &qp->ibv_qp;
 }
 
 int vcx_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
@@ -250,14 +367,27 @@ int vcx_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 	int ret;
 
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (ret || !(attr_mask & IBV_QP_STATE) || attr->qp_state != IBV_QPS_RESET)
+	if (ret || !(attr_mask & IBV_QP_STATE))
 		return ret;
+	if (attr->qp_state != IBV_QPS_RESET) {
+		vcx_spin_lock(&qp->sq.lock);
+		vcx_spin_lock(&qp->rq.lock);
+		if (attr->qp_state == IBV_QPS_INIT)
+			qp->rq_open = true;
+		else if (attr->qp_state == IBV_QPS_RTS)
+			qp->sq_open = true;
+		vcx_spin_unlock(&qp->rq.lock);
+		vcx_spin_unlock(&qp->sq.lock);
+		return 0;
+	}
 
 	/* Back in RESET the device forgot the queues: so does the library. */
 	qp_flush_cqes(qp);
 	vcx_spin_lock(&qp->sq.lock);
 	vcx_spin_lock(&qp->rq.lock);
 	reset_wq_indices(qp);
+	qp->rq_open = false;
+	qp->sq_open = false;
 	qp->dbrec[0] = 0;
 	qp->dbrec[1] = 0;
 	vcx_spin_unlock(&qp->rq.lock);

@@ -51,7 +51,7 @@ int vcx_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_w
 			*bad_wr = wr;
 			break;
 		}
-		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_gs) {
+		if (!qp->rq_open || wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_gs) {
 			err = EINVAL;
 			*bad_wr = wr;
 			break;

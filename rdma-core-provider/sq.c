@@ -11,6 +11,10 @@
  * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD. UC: SEND(_WITH_IMM), RDMA_WRITE(_WITH_IMM).
  * UD: SEND(_WITH_IMM). Inline data for sends and writes. Memory windows and local
  * invalidation need UMR WQEs, which this library does not build: they fail with EINVAL.
+ *
+ * The steps after the translation of a WR (description checks, overflow check, WQE write
+ * and slot bookkeeping, doorbell) are shared with the ibv_wr_* API in sq_wr.c, so both
+ * produce the same WQE bytes for the same request.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -28,9 +32,14 @@ static_assert(offsetof(struct vcx_sge, addr) == offsetof(struct ibv_sge, addr), 
 static_assert(offsetof(struct vcx_sge, length) == offsetof(struct ibv_sge, length), "len");
 static_assert(offsetof(struct vcx_sge, lkey) == offsetof(struct ibv_sge, lkey), "lkey");
 
-/* The PRM opcode for a verbs opcode on this QP type, or -1 if it cannot be posted. */
-static int send_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op)
+/*
+ * The PRM opcode for a verbs opcode on this QP, or -1 if the QP cannot carry it. Both
+ * post_send and create_qp_ex (which refuses send_ops_flags outside this set) ask here.
+ */
+int vcx_sq_opcode(const struct vcx_qp *qp, enum ibv_wr_opcode op)
 {
+	enum ibv_qp_type type = qp->ibv_qp.qp_type;
+
 	switch (op) {
 	case IBV_WR_SEND:
 		return VCX_OPCODE_SEND;
@@ -45,31 +54,62 @@ static int send_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 		return type == IBV_QPT_RC ? VCX_OPCODE_RDMA_READ : -1;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
-		return type == IBV_QPT_RC ? VCX_OPCODE_ATOMIC_CS : -1;
+		return type == IBV_QPT_RC && qp->atomics_enabled ? VCX_OPCODE_ATOMIC_CS : -1;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		return type == IBV_QPT_RC ? VCX_OPCODE_ATOMIC_FA : -1;
+		return type == IBV_QPT_RC && qp->atomics_enabled ? VCX_OPCODE_ATOMIC_FA : -1;
 	default:
+		/* LOCAL_INV, BIND_MW (UMR WQEs), TSO, ATOMIC_WRITE, FLUSH, driver opcodes */
 		return -1;
 	}
+}
+
+/* Start describing a WR: opcode and the control segment flags. EINVAL if not postable. */
+int vcx_sq_desc_start(const struct vcx_qp *qp, enum ibv_wr_opcode op, unsigned int send_flags,
+		      struct vcx_send_desc *d)
+{
+	int opcode = vcx_sq_opcode(qp, op);
+
+	if (opcode < 0)
+		return EINVAL;
+	memset(d, 0, sizeof(*d));
+	d->opcode = opcode;
+	d->fm_ce_se = qp->sq_signal_bits |
+		      (send_flags & IBV_SEND_SIGNALED ? VCX_WQE_CE_CQE : 0) |
+		      (send_flags & IBV_SEND_SOLICITED ? VCX_WQE_SE_SOLICITED : 0) |
+		      (send_flags & IBV_SEND_FENCE ? VCX_WQE_FM_SMALL_AND_FENCE : 0);
+	d->inline_data = send_flags & IBV_SEND_INLINE;
+	return 0;
+}
+
+/* The checks on a complete description that the WQE builder does not make. */
+int vcx_sq_desc_check(const struct vcx_qp *qp, const struct vcx_send_desc *d)
+{
+	if (d->num_sge > qp->sq.max_gs)
+		return EINVAL;
+	/* An atomic returns 8 bytes into exactly one local buffer. */
+	if (d->has_atomic && d->num_sge != 1)
+		return EINVAL;
+	/* Data written into the WQE only makes sense for data the requester sends. */
+	if (d->inline_data && (d->opcode == VCX_OPCODE_RDMA_READ || d->has_atomic))
+		return EINVAL;
+	if (qp->ibv_qp.qp_type == IBV_QPT_UD && !d->av)
+		return EINVAL;
+	return 0;
 }
 
 /* Translate one WR; EINVAL for what the QP cannot carry. */
 static int describe_wr(struct vcx_qp *qp, const struct ibv_send_wr *wr,
 		       struct vcx_send_desc *d)
 {
-	int opcode = send_opcode(qp->ibv_qp.qp_type, wr->opcode);
+	int err;
 
-	if (opcode < 0 || wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->sq.max_gs)
+	if (wr->num_sge < 0)
 		return EINVAL;
-	memset(d, 0, sizeof(*d));
-	d->opcode = opcode;
-	d->fm_ce_se = qp->sq_signal_bits |
-		      (wr->send_flags & IBV_SEND_SIGNALED ? VCX_WQE_CE_CQE : 0) |
-		      (wr->send_flags & IBV_SEND_SOLICITED ? VCX_WQE_SE_SOLICITED : 0) |
-		      (wr->send_flags & IBV_SEND_FENCE ? VCX_WQE_FM_SMALL_AND_FENCE : 0);
+	err = vcx_sq_desc_start(qp, wr->opcode, wr->send_flags, d);
+	if (err)
+		return err;
 	d->sg_list = (const struct vcx_sge *)wr->sg_list;
 	d->num_sge = wr->num_sge;
-	d->inline_data = wr->send_flags & IBV_SEND_INLINE;
 
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
@@ -93,8 +133,6 @@ static int describe_wr(struct vcx_qp *qp, const struct ibv_send_wr *wr,
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		if (!qp->atomics_enabled || wr->num_sge != 1)
-			return EINVAL;
 		d->has_raddr = true;
 		d->raddr = wr->wr.atomic.remote_addr;
 		d->rkey = wr->wr.atomic.rkey;
@@ -109,32 +147,59 @@ static int describe_wr(struct vcx_qp *qp, const struct ibv_send_wr *wr,
 	default:
 		break;
 	}
-	/* Data written into the WQE only makes sense for data the requester sends. */
-	if (d->inline_data && (wr->opcode == IBV_WR_RDMA_READ || d->has_atomic))
-		return EINVAL;
 
-	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+	if (qp->ibv_qp.qp_type == IBV_QPT_UD && wr->wr.ud.ah) {
 		d->av = to_vcx_ah(wr->wr.ud.ah)->av;
 		d->qkey = wr->wr.ud.remote_qkey;
 		d->dqpn = wr->wr.ud.remote_qpn;
 	}
-	return 0;
+	return vcx_sq_desc_check(qp, d);
 }
 
-static bool sq_overflow(struct vcx_wq *wq, uint32_t nreq, struct vcx_cq *cq)
+/* Would one more WR (after nreq of this batch) overrun the SQ? Caller holds the SQ lock. */
+bool vcx_sq_overflow(struct vcx_wq *wq, uint32_t nreq, struct vcx_cq *cq)
 {
 	uint32_t used = wq->head - wq->tail;
 
 	if (used + nreq < wq->max_post)
 		return false;
+	/* poll_cq advances tail under the CQ lock: look again before refusing. */
 	vcx_spin_lock(&cq->lock);
 	used = wq->head - wq->tail;
 	vcx_spin_unlock(&cq->lock);
 	return used + nreq >= wq->max_post;
 }
 
+/*
+ * Write the WQE for d at the producer counter as WR nreq (0-based) of the current batch:
+ * the one WQE builder of both post_send and the ibv_wr_* API. Records the wr_id and the
+ * retire count of its slot and advances the producer counter; the caller publishes it.
+ */
+int vcx_sq_write_wqe(struct vcx_qp *qp, const struct vcx_send_desc *d, uint64_t wr_id,
+		     uint32_t nreq, const uint8_t **last_ctrl)
+{
+	struct vcx_wq *sq = &qp->sq;
+	struct vcx_sq_ring ring = {
+		.buf = (uint8_t *)qp->buf.buf + sq->offset,
+		.wqebb_cnt = sq->wqe_cnt,
+	};
+	uint32_t idx = sq->cur_post & (sq->wqe_cnt - 1);
+	uint32_t ds;
+	int err;
+
+	err = vcx_sq_build_wqe(&ring, sq->cur_post, qp->ibv_qp.qp_num, d, qp->max_inline_data,
+			       qp->max_wqe_ds, &ds);
+	if (err)
+		return err;
+	sq->wrid[idx] = wr_id;
+	sq->wqe_head[idx] = sq->head + nreq + 1;
+	*last_ctrl = vcx_sq_ring_at(&ring, sq->cur_post, 0);
+	sq->cur_post += vcx_wqe_wqebbs(ds);
+	return 0;
+}
+
 /* Publish the producer counter, then ring the doorbell with the last control segment. */
-static void ring_sq_doorbell(struct vcx_qp *qp, const uint8_t *last_ctrl)
+void vcx_sq_ring_doorbell(struct vcx_qp *qp, const uint8_t *last_ctrl)
 {
 	struct vcx_bfreg *bf = qp->bfreg;
 	__be64 db;
@@ -155,13 +220,9 @@ int vcx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 {
 	struct vcx_qp *qp = to_vcx_qp(ibqp);
 	struct vcx_wq *sq = &qp->sq;
-	struct vcx_sq_ring ring = {
-		.buf = (uint8_t *)qp->buf.buf + sq->offset,
-		.wqebb_cnt = sq->wqe_cnt,
-	};
 	const uint8_t *last_ctrl = NULL;
 	struct vcx_send_desc d;
-	uint32_t nreq, ds;
+	uint32_t nreq;
 	int err = 0;
 
 	if (!sq->wqe_cnt) {
@@ -171,30 +232,24 @@ int vcx_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 
 	vcx_spin_lock(&sq->lock);
 	for (nreq = 0; wr; nreq++, wr = wr->next) {
-		uint32_t idx = sq->cur_post & (sq->wqe_cnt - 1);
-
-		if (sq_overflow(sq, nreq, to_vcx_cq(ibqp->send_cq))) {
+		/* Before RTS libmlx5 answers ENOMEM too (its per-state SGE limit is -1). */
+		if (!qp->sq_open || vcx_sq_overflow(sq, nreq, to_vcx_cq(ibqp->send_cq))) {
 			err = ENOMEM;
 			*bad_wr = wr;
 			break;
 		}
 		err = describe_wr(qp, wr, &d);
 		if (!err)
-			err = vcx_sq_build_wqe(&ring, sq->cur_post, ibqp->qp_num, &d,
-					       qp->max_inline_data, qp->max_wqe_ds, &ds);
+			err = vcx_sq_write_wqe(qp, &d, wr->wr_id, nreq, &last_ctrl);
 		if (err) {
 			*bad_wr = wr;
 			break;
 		}
-		sq->wrid[idx] = wr->wr_id;
-		sq->wqe_head[idx] = sq->head + nreq + 1;
-		last_ctrl = vcx_sq_ring_at(&ring, sq->cur_post, 0);
-		sq->cur_post += vcx_wqe_wqebbs(ds);
 	}
 
 	if (nreq) {
 		sq->head += nreq;
-		ring_sq_doorbell(qp, last_ctrl);
+		vcx_sq_ring_doorbell(qp, last_ctrl);
 	}
 	vcx_spin_unlock(&sq->lock);
 	return err;

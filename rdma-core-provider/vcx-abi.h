@@ -29,6 +29,9 @@ DECLARE_DRV_CMD(vcx_create_cq_cmd, IB_USER_VERBS_CMD_CREATE_CQ, vcx_create_cq_re
 		vcx_create_cq_resp);
 DECLARE_DRV_CMD(vcx_create_qp_cmd, IB_USER_VERBS_CMD_CREATE_QP, vcx_create_qp_req,
 		vcx_create_qp_resp);
+/* The same udata behind the extended command (create_qp_ex with create flags). */
+DECLARE_DRV_CMD(vcx_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP, vcx_create_qp_req,
+		vcx_create_qp_resp);
 DECLARE_DRV_CMD(vcx_create_srq_cmd, IB_USER_VERBS_CMD_CREATE_SRQ, vcx_create_srq_req,
 		vcx_create_srq_resp);
 DECLARE_DRV_CMD(vcx_create_ah_cmd, IB_USER_VERBS_CMD_CREATE_AH, empty, vcx_create_ah_resp);

@@ -49,6 +49,7 @@ static const struct verbs_context_ops vcx_ctx_ops = {
 	.destroy_cq = vcx_destroy_cq,
 
 	.create_qp = vcx_create_qp,
+	.create_qp_ex = vcx_create_qp_ex,
 	.query_qp = vcx_query_qp,
 	.modify_qp = vcx_modify_qp,
 	.destroy_qp = vcx_destroy_qp,

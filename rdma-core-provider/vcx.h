@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "db.h"
+#include "sq_wqe.h"
 #include "srq_list.h"
 #include "table.h"
 
@@ -123,8 +124,29 @@ struct vcx_wq {
 	struct vcx_spinlock lock;
 };
 
+/*
+ * The ibv_wr_* batch of a QP created with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS (sq_wr.c): the WR
+ * being assembled by a builder and its setters, and what wr_complete/wr_abort need.
+ */
+struct vcx_wr_batch {
+	uint32_t cur_post_rb;		/* SQ producer counter at wr_start: errors roll back */
+	uint32_t nreq;			/* WRs written into the SQ since wr_start */
+	int err;			/* first error since wr_start, returned by wr_complete */
+	bool pending;			/* desc holds a WR not written yet */
+	bool has_data;			/* a DATA setter ran for it */
+	uint64_t wr_id;
+	struct vcx_send_desc desc;
+	const uint8_t *last_ctrl;	/* control segment of the last WQE written */
+	struct vcx_sge *sge;		/* max_gs gather entries copied from the setter */
+	uint8_t *inline_buf;		/* max_inline_data bytes copied by the inline setters */
+	struct vcx_sge inline_sge;	/* one entry describing inline_buf */
+};
+
 struct vcx_qp {
-	struct ibv_qp ibv_qp;
+	union {
+		struct ibv_qp ibv_qp;
+		struct verbs_qp vqp;	/* qp_ex: the ibv_wr_* entry points (sq_wr.c) */
+	};
 	struct vcx_buf buf;		/* RQ, then SQ */
 	struct vcx_wq sq;
 	struct vcx_wq rq;
@@ -134,6 +156,14 @@ struct vcx_qp {
 	uint32_t max_wqe_ds;		/* DS units of the largest send WQE */
 	uint8_t sq_signal_bits;		/* CE bits for every WQE (sq_sig_all) */
 	bool atomics_enabled;
+	/*
+	 * What the QP state lets software post (libmlx5's operational state): receives
+	 * from INIT on, sends from RTS on; RESET closes both. ERR keeps them open, the
+	 * device flushes.
+	 */
+	bool rq_open;
+	bool sq_open;
+	struct vcx_wr_batch wr;		/* only with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS */
 };
 
 struct vcx_srq {
@@ -216,14 +246,28 @@ void vcx_cq_clean(struct vcx_cq *cq, uint32_t qpn, struct vcx_srq *srq);
 
 /* qp.c */
 struct ibv_qp *vcx_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *vcx_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr);
 int vcx_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr);
 int vcx_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask);
 int vcx_destroy_qp(struct ibv_qp *qp);
 struct vcx_qp *vcx_find_qp(struct vcx_context *ctx, uint32_t qpn);
 
-/* sq.c */
+/* sq.c: post_send, and the SQ producer steps it shares with sq_wr.c */
 int vcx_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);
+int vcx_sq_opcode(const struct vcx_qp *qp, enum ibv_wr_opcode op);
+int vcx_sq_desc_start(const struct vcx_qp *qp, enum ibv_wr_opcode op, unsigned int send_flags,
+		      struct vcx_send_desc *d);
+int vcx_sq_desc_check(const struct vcx_qp *qp, const struct vcx_send_desc *d);
+bool vcx_sq_overflow(struct vcx_wq *wq, uint32_t nreq, struct vcx_cq *cq);
+int vcx_sq_write_wqe(struct vcx_qp *qp, const struct vcx_send_desc *d, uint64_t wr_id,
+		     uint32_t nreq, const uint8_t **last_ctrl);
+void vcx_sq_ring_doorbell(struct vcx_qp *qp, const uint8_t *last_ctrl);
+
+/* sq_wr.c: the ibv_wr_* API */
+int vcx_qp_wr_check_ops(const struct vcx_qp *qp, uint64_t send_ops_flags);
+int vcx_qp_wr_init(struct vcx_qp *qp);
+void vcx_qp_wr_cleanup(struct vcx_qp *qp);
 
 /* rq.c */
 int vcx_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);

@@ -11,8 +11,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * The counters. A test program made of several files defines TAP_SHARED_STATE before
+ * including this in each of them, and TAP_DEFINE_STATE too in exactly one.
+ */
+#ifndef TAP_SHARED_STATE
 static int tap_n;
 static int tap_failed;
+#elif defined(TAP_DEFINE_STATE)
+int tap_n;
+int tap_failed;
+#else
+extern int tap_n;
+extern int tap_failed;
+#endif
 
 static inline int tap_ok(int cond, const char *name)
 {

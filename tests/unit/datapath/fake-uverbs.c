@@ -26,6 +26,7 @@
 
 static const struct verbs_device_ops *registered_ops;
 const struct verbs_context_ops *fk_ctx_ops;
+unsigned int ex2_calls;		/* extended create_qp commands seen */
 static uint32_t next_cqn = 0x80, next_qpn = 0x100, next_srqn = 0x40, next_bfreg;
 
 const struct verbs_device_ops *fk_device_ops(void)
@@ -176,22 +177,27 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_chan
 
 int ibv_cmd_destroy_cq(struct ibv_cq *cq)
 {
+	struct dev_cq *d = dev_cq(((struct vcx_cq *)cq)->cqn);
+
+	if (d)
+		d->valid = false;
 	return 0;
 }
 
-int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_qp_init_attr *attr,
-		      struct ibv_create_qp *cmd, size_t cmd_size,
-		      struct ib_uverbs_create_qp_resp *resp, size_t resp_size)
+/* The kernel side of create_qp, for both the plain and the extended uverbs command. */
+static int create_qp(struct verbs_qp *vqp, struct ibv_qp_init_attr_ex *attr,
+		     const struct vcx_create_qp_req *q)
 {
-	struct vcx_create_qp_cmd *c = (struct vcx_create_qp_cmd *)cmd;
-	struct vcx_create_qp_cmd_resp *r = (struct vcx_create_qp_cmd_resp *)resp;
-	const struct vcx_create_qp_req *q = &c->drv_payload;
+	struct ibv_qp *qp = &vqp->qp;
 	struct dev_qp *dqp = NULL;
 	uint8_t *buf = (uint8_t *)(uintptr_t)q->buf_addr;
 	int i;
 
-	if (cmd_size < sizeof(*c) || resp_size < sizeof(*r))
-		return reject("short create_qp udata");
+	/* uverbs: an extended request the kernel cannot honour never reaches the driver. */
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
+		return reject("create_qp without a PD");
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+		return EOPNOTSUPP;	/* vcx.ko implements no create flag */
 	if (q->flags || q->buf_addr % PAGE || q->db_addr % 8 ||
 	    (q->sq_wqe_count && !pow2(q->sq_wqe_count)) ||
 	    (q->rq_wqe_count && (!pow2(q->rq_wqe_count) || q->rq_wqe_shift < 4)) ||
@@ -218,8 +224,9 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_qp_init_a
 	dqp->rcq = dev_cq(((struct vcx_cq *)attr->recv_cq)->cqn);
 	dqp->srq = attr->srq ? dev_srq(((struct vcx_srq *)attr->srq)->srqn) : NULL;
 
-	qp->context = pd->context;
-	qp->pd = pd;
+	/* What libibverbs' set_qp() fills in after the command. */
+	qp->context = attr->pd->context;
+	qp->pd = attr->pd;
 	qp->qp_context = attr->qp_context;
 	qp->send_cq = attr->send_cq;
 	qp->recv_cq = attr->recv_cq;
@@ -227,8 +234,46 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp, struct ibv_qp_init_a
 	qp->qp_type = attr->qp_type;
 	qp->qp_num = dqp->qpn;
 	qp->state = IBV_QPS_RESET;
-	r->drv_payload.bfreg_index = dqp->bfreg;
+	vqp->comp_mask = 0;
 	return 0;
+}
+
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex, struct ibv_create_qp *cmd,
+			 size_t cmd_size, struct ib_uverbs_create_qp_resp *resp, size_t resp_size)
+{
+	struct vcx_create_qp_cmd *c = (struct vcx_create_qp_cmd *)cmd;
+	struct vcx_create_qp_cmd_resp *r = (struct vcx_create_qp_cmd_resp *)resp;
+	int err;
+
+	if (cmd_size < sizeof(*c) || resp_size < sizeof(*r))
+		return reject("short create_qp udata");
+	/* libibverbs: the plain command carries no extended fields. */
+	if (attr_ex->comp_mask & ~(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |
+				   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return reject("extended fields in the plain create_qp command");
+	err = create_qp(qp, attr_ex, &c->drv_payload);
+	if (!err)
+		r->drv_payload.bfreg_index = dev_qp(qp->qp.qp_num)->bfreg;
+	return err;
+}
+
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr_ex, struct ibv_create_qp_ex *cmd,
+			  size_t cmd_size, struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size)
+{
+	struct vcx_create_qp_ex_cmd *c = (struct vcx_create_qp_ex_cmd *)cmd;
+	struct vcx_create_qp_ex_cmd_resp *r = (struct vcx_create_qp_ex_cmd_resp *)resp;
+	int err;
+
+	if (cmd_size < sizeof(*c) || resp_size < sizeof(*r))
+		return reject("short create_qp_ex udata");
+	err = create_qp(qp, attr_ex, &c->drv_payload);
+	if (!err)
+		r->drv_payload.bfreg_index = dev_qp(qp->qp.qp_num)->bfreg;
+	ex2_calls++;
+	return err;
 }
 
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,

@@ -9,35 +9,33 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define TAP_SHARED_STATE
+#define TAP_DEFINE_STATE
 #include "../tap.h"
+#include "harness.h"
 #include "model.h"
 #include "vcx.h"
 #include "vcx/prm-iseg.h"
 #include "vcx/prm-wqe.h"
 
 const struct verbs_device_ops *fk_device_ops(void);
-extern const struct verbs_context_ops *fk_ctx_ops;
 
-#define OPS	fk_ctx_ops
+struct ibv_context *ctx;
+struct ibv_pd *pd;
+uint8_t mem[1 << 20];
 
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static uint8_t mem[1 << 20];		/* "registered" memory; keys are not translated */
-
-#define LKEY	0x1234u
-#define RKEY	0x5678u
-
-static struct ibv_cq *make_cq(int n)
+struct ibv_cq *make_cq(int n)
 {
 	return OPS->create_cq(ctx, n, NULL, 0);
 }
 
-static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq *scq, struct ibv_cq *rcq,
+struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq *scq, struct ibv_cq *rcq,
 			      struct ibv_srq *srq, uint32_t nsend, uint32_t nrecv)
 {
 	struct ibv_qp_init_attr a = {
@@ -50,17 +48,29 @@ static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq *scq, struct 
 	return OPS->create_qp(pd, &a);
 }
 
-static void connect(struct ibv_qp *a, struct ibv_qp *b)
+/* RESET -> INIT -> RTR -> RTS, as a QP must go before it can send. */
+void bring_up(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RTS };
+	static const enum ibv_qp_state path[] = { IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS };
+	struct ibv_qp_attr attr = {};
+	int i;
 
-	dev_qp(a->qp_num)->peer_qpn = b->qp_num;
-	dev_qp(b->qp_num)->peer_qpn = a->qp_num;
-	OPS->modify_qp(a, &attr, IBV_QP_STATE);
-	OPS->modify_qp(b, &attr, IBV_QP_STATE);
+	for (i = 0; i < 3; i++) {
+		attr.qp_state = path[i];
+		OPS->modify_qp(qp, &attr, IBV_QP_STATE);
+	}
 }
 
-static int post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len)
+/* Bring both up, each the other's loopback partner. */
+void connect(struct ibv_qp *a, struct ibv_qp *b)
+{
+	dev_qp(a->qp_num)->peer_qpn = b->qp_num;
+	dev_qp(b->qp_num)->peer_qpn = a->qp_num;
+	bring_up(a);
+	bring_up(b);
+}
+
+int post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr, uint32_t len)
 {
 	struct ibv_sge sge = { (uintptr_t)addr, len, LKEY };
 	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
@@ -81,14 +91,14 @@ static uint32_t dbrec_value(struct ibv_srq *srq)
 	return be32toh(to_vcx_srq(srq)->dbrec[0]);
 }
 
-static int post_one(struct ibv_qp *qp, struct ibv_send_wr *wr)
+int post_one(struct ibv_qp *qp, struct ibv_send_wr *wr)
 {
 	struct ibv_send_wr *bad;
 
 	return OPS->post_send(qp, wr, &bad);
 }
 
-static int poll1(struct ibv_cq *cq, struct ibv_wc *wc)
+int poll1(struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	memset(wc, 0xa5, sizeof(*wc));
 	return OPS->poll_cq(cq, 1, wc);
@@ -364,6 +374,8 @@ static void test_ud(void)
 	wr.wr.ud.ah = ah;
 	wr.wr.ud.remote_qpn = b->qp_num;
 	wr.wr.ud.remote_qkey = 0x11111111;
+	bring_up(a);
+	bring_up(b);
 	for (i = 0; i < 40; i++) {
 		post_recv(b, 500 + i, mem + 8192, 200);
 		wr.wr_id = i;
@@ -557,13 +569,6 @@ static void test_uc(void)
  * WQE intact and every counter exact (the device then finds 4000 well-formed WQEs in
  * order, and the SRQ chain holds all 2000 receives).
  */
-struct poster {
-	struct ibv_qp *qp;
-	struct ibv_srq *srq;
-	int id;
-	int failures;
-};
-
 static void *poster_main(void *arg)
 {
 	struct poster *p = arg;
@@ -648,6 +653,12 @@ int main(void)
 	test_uc();
 	test_threads();
 	test_errors();
+	test_create_qp_ex();
+	test_wr_twins();
+	test_wr_ud();
+	test_wr_abort_and_errors();
+	test_post_states();
+	test_wr_threads();
 	test_arm();
 	tap_ok(dev.protocol_errors == 0, "no protocol errors seen by the device model");
 	return tap_done();
