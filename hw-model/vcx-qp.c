@@ -2,7 +2,8 @@
  * vcx: queue pairs (PRM "Queue Pair"): CREATE_QP, the state transitions RST2INIT,
  * INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, 2ERR and 2RST, QUERY_QP and DESTROY_QP.
  *
- * Transport types RC, UC and UD. The QP buffer holds the receive queue (regular RQ only)
+ * Transport types RC, UC, UD and QP1 (the GSI QP: one per port, UD-like; its wire
+ * number is 1, see vcx_qp_wire_qpn()). The QP buffer holds the receive queue (regular RQ only)
  * at offset 0 and the send queue (2^log_sq_size 64-byte WQEBBs) right after it, in one
  * PAS list; the 8-byte doorbell record holds the RQ and SQ producer counters.
  * rq_type selects the receive side: regular RQ, SRQ/RMP (srqn_rmpn_xrqn) or none. As
@@ -49,13 +50,16 @@ enum {
     SYND_QP_PORT,
     SYND_QP_PKEY,
     SYND_QP_SRC_ADDR_INDEX,
+    SYND_QP_QP1_EXISTS,
 };
 
 #define QPS(x)          (1u << VCX_QP_STATE_##x)
 #define ST_RC           (1u << VCX_QP_ST_RC)
 #define ST_UC           (1u << VCX_QP_ST_UC)
 #define ST_UD           (1u << VCX_QP_ST_UD)
-#define ST_ALL          (ST_RC | ST_UC | ST_UD)
+#define ST_QP1          (1u << VCX_QP_ST_QP1)
+#define ST_DGRAM        (ST_UD | ST_QP1)
+#define ST_ALL          (ST_RC | ST_UC | ST_UD | ST_QP1)
 
 /* Transitions that carry a context. */
 enum {
@@ -93,7 +97,7 @@ typedef struct VcxQpParam {
     uint8_t req;
     uint8_t opt;
     uint32_t opt_bit;
-    uint8_t sts;
+    uint32_t sts;               /* bit per service type (st) */
 } VcxQpParam;
 
 #define P(n, f, r, o, b, st)   { n, f, false, 0, r, o, b, st }
@@ -105,7 +109,7 @@ static const VcxQpParam vcx_qp_params[] = {
        VCX_QP_OPTPAR_PKEY_INDEX, ST_ALL),
     PA("vhca_port_num", VCX_ADS_VHCA_PORT_NUM, T_RST2INIT, T_INIT2INIT | T_INIT2RTR,
        VCX_QP_OPTPAR_PRI_PORT, ST_ALL),
-    P("q_key", VCX_QPC_Q_KEY, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_Q_KEY, ST_UD),
+    P("q_key", VCX_QPC_Q_KEY, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_Q_KEY, ST_DGRAM),
     P("rre", VCX_QPC_RRE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RRE, ST_RC),
     P("rwe", VCX_QPC_RWE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RWE, ST_RC | ST_UC),
     P("rae", VCX_QPC_RAE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RAE, ST_RC),
@@ -157,7 +161,8 @@ static void vcx_qp_decode(VcxQp *qp)
     qp->cqn_rcv = vcx_get(c, VCX_QPC_CQN_RCV);
     qp->uar_page = vcx_get(c, VCX_QPC_UAR_PAGE);
     qp->dbr_addr = vcx_get64(c, VCX_QPC_DBR_ADDR);
-    qp->q_key = vcx_get(c, VCX_QPC_Q_KEY);
+    /* QP1 sends and accepts the well-known GSI Q_Key whatever the context holds */
+    qp->q_key = qp->st == VCX_QP_ST_QP1 ? VCX_GSI_QKEY : vcx_get(c, VCX_QPC_Q_KEY);
     qp->remote_qpn = vcx_get(c, VCX_QPC_REMOTE_QPN);
     qp->rre = vcx_get(c, VCX_QPC_RRE);
     qp->rwe = vcx_get(c, VCX_QPC_RWE);
@@ -209,9 +214,15 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
                             "input_qpn 0x%x: choosing the QPN not supported",
                             vcx_get(cmd->in, VCX_CREATE_QP_IN_INPUT_QPN));
     }
-    if (st != VCX_QP_ST_RC && st != VCX_QP_ST_UC && st != VCX_QP_ST_UD) {
+    if (st != VCX_QP_ST_RC && st != VCX_QP_ST_UC && st != VCX_QP_ST_UD &&
+        st != VCX_QP_ST_QP1) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_ST,
-                            "st 0x%x not supported (RC, UC and UD are)", st);
+                            "st 0x%x not supported (RC, UC, UD and QP1 are)", st);
+    }
+    /* The port has one GSI QP; the first holds it until DESTROY_QP. */
+    if (st == VCX_QP_ST_QP1 && s->objs->qp1) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_RES_BUSY, SYND_QP_QP1_EXISTS,
+                            "QP1 of port 1 already exists (QP 0x%x)", s->objs->qp1->qpn);
     }
     if (!pd) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_PD,
@@ -265,10 +276,11 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
     if (vcx_get(qpc, VCX_QPC_WQ_SIGNATURE) || vcx_get(qpc, VCX_QPC_OFFLOAD_TYPE) ||
         vcx_get(qpc, VCX_QPC_CD_MASTER) || vcx_get(qpc, VCX_QPC_CD_SLAVE_SEND) ||
         vcx_get(qpc, VCX_QPC_CD_SLAVE_RECEIVE) || vcx_get(qpc, VCX_QPC_CS_REQ) ||
-        vcx_get(qpc, VCX_QPC_CS_RES)) {
+        vcx_get(qpc, VCX_QPC_CS_RES) || vcx_get(qpc, VCX_QPC_DETH_SQPN)) {
+        /* deth_sqpn: a UD QP sending as QP1 needs cap set_deth_sqpn, which reads 0 */
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_UNSUPPORTED,
-                            "wq_signature, offloads, cross-channel and scatter-to-CQE "
-                            "not supported");
+                            "wq_signature, offloads, cross-channel, scatter-to-CQE and "
+                            "deth_sqpn not supported");
     }
     rq_bytes = vcx_qp_rq_bytes(qpc);
     sq_bytes = no_sq ? 0 : VCX_SEND_WQEBB << vcx_get(qpc, VCX_QPC_LOG_SQ_SIZE);
@@ -305,6 +317,9 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
     if (srq) {
         qp->srq = srq;
         srq->refs++;
+    }
+    if (st == VCX_QP_ST_QP1) {
+        s->objs->qp1 = qp;
     }
     vcx_xport_qp_init(s, qp);
     vcx_set(cmd->out, VCX_CREATE_QP_OUT_QPN, qp->qpn);
@@ -534,8 +549,31 @@ uint8_t vcx_cmd_query_qp(VcxState *s, VcxCmd *cmd)
     return VCX_CMD_STAT_OK;
 }
 
+/*
+ * Wire QP numbers. QP1 keeps the number CREATE_QP gave it for commands, doorbells and
+ * CQEs; the transport sees it as QP 1 only, so its own number reaches no QP.
+ */
+uint32_t vcx_qp_wire_qpn(const VcxQp *qp)
+{
+    return qp->st == VCX_QP_ST_QP1 ? VCX_GSI_WIRE_QPN : qp->qpn;
+}
+
+VcxQp *vcx_qp_by_wire_qpn(VcxState *s, uint32_t dqpn)
+{
+    VcxQp *qp;
+
+    if (dqpn == VCX_GSI_WIRE_QPN) {
+        return s->objs->qp1;
+    }
+    qp = vcx_qp_get(s, dqpn);
+    return qp && qp->st != VCX_QP_ST_QP1 ? qp : NULL;
+}
+
 void vcx_qp_free(VcxState *s, VcxQp *qp)
 {
+    if (s->objs->qp1 == qp) {
+        s->objs->qp1 = NULL;
+    }
     vcx_xport_qp_fini(s, qp);
     if (qp->pd) {
         qp->pd->refs--;
