@@ -322,7 +322,7 @@ static void vcx_cq_responder(struct vcx_qp *qp, const u8 *cqe, u8 opcode, struct
 	}
 	wc->src_qp = vcx_get(cqe, VCX_CQE_RQPN);
 	wc->sl = vcx_get(cqe, VCX_CQE_SL);
-	wc->pkey_index = 0;
+	wc->pkey_index = vcx_qp_wc_pkey_index(qp, cqe);
 	wc->slid = 0;
 	wc->dlid_path_bits = 0;
 	if (vcx_get(cqe, VCX_CQE_GRH))

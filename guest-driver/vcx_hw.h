@@ -194,6 +194,7 @@
 #define VCX_QP_ST_RC			0x0
 #define VCX_QP_ST_UC			0x1
 #define VCX_QP_ST_UD			0x2
+#define VCX_QP_ST_QP1			0x8	/* the GSI QP */
 #define VCX_QP_ST_REG_UMR		0xc	/* the driver's own UMR QP */
 #define VCX_QP_PM_MIGRATED		0x3
 #define VCX_QP_STATE_RST		0x0

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vcx: queue pairs (RC, UC, UD).
+ * vcx: queue pairs (RC, UC, UD, and the GSI QP with vcx_gsi.c).
  *
  * CREATE_QP takes one buffer holding the RQ (at offset 0) and the SQ (64-byte WQEBBs),
  * an 8-byte doorbell record (receive counter, send counter) and the UAR whose doorbell
@@ -29,6 +29,7 @@ static u32 vcx_sq_fixed_size(enum ib_qp_type type)
 {
 	switch (type) {
 	case IB_QPT_UD:
+	case IB_QPT_GSI:
 		return VCX_WQE_CTRL_SIZE + VCX_WQE_AV_SIZE;
 	case IB_QPT_UC:
 		return VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE;
@@ -46,6 +47,8 @@ static u8 vcx_qp_st(enum ib_qp_type type)
 		return VCX_QP_ST_UD;
 	case VCX_IB_QPT_REG_UMR:
 		return VCX_QP_ST_REG_UMR;
+	case IB_QPT_GSI:
+		return VCX_QP_ST_QP1;
 	default:
 		return VCX_QP_ST_RC;
 	}
@@ -307,8 +310,12 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 		if (udata || !ibd->frwr)
 			return -EOPNOTSUPP;
 		break;
+	case IB_QPT_GSI:
+		if (!vcx_cap(vdev, UD))
+			return -EOPNOTSUPP;
+		break;
 	default:
-		/* XRC, GSI/SMI (no MAD QPs), raw packet, driver QPs */
+		/* XRC, SMI (no QP0 on RoCE), raw packet, driver QPs */
 		return -EOPNOTSUPP;
 	}
 	if (attr->create_flags || attr->rwq_ind_tbl)
@@ -320,12 +327,17 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 	qp->st = vcx_qp_st(attr->qp_type);
 	qp->state = IB_QPS_RESET;
 	qp->port = VCX_IB_PORT;
+	if (attr->qp_type == IB_QPT_GSI) {
+		err = vcx_gsi_claim(ibd, qp, attr, udata);
+		if (err)
+			return err;
+	}
 	if (udata)
 		err = vcx_qp_create_user(ibd, qp, attr, udata, &uar);
 	else
 		err = vcx_qp_create_kernel(ibd, qp, attr);
 	if (err)
-		return err;
+		goto err_gsi;
 
 	err = vcx_qp_cmd_create(vdev, qp, attr, uar);
 	if (err)
@@ -333,7 +345,8 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 	err = xa_insert_irq(&vdev->qp_table, qp->qpn, qp, GFP_KERNEL);
 	if (err)
 		goto err_cmd;
-	ibqp->qp_num = qp->qpn;
+	/* the GSI QP is QP 1 to ib_core and on the wire, whatever its device number */
+	ibqp->qp_num = qp->st == VCX_QP_ST_QP1 ? 1 : qp->qpn;
 
 	if (udata) {
 		struct vcx_create_qp_resp resp = { .bfreg_index = qp->bfreg };
@@ -353,6 +366,8 @@ err_buf:
 		vcx_qp_free_user(qp, udata);
 	else
 		vcx_qp_free_kernel(vdev, qp);
+err_gsi:
+	vcx_gsi_release(ibd, qp);
 	return err;
 }
 
@@ -402,7 +417,7 @@ static u32 vcx_qp_opt_mask(enum ib_qp_state cur, enum ib_qp_state new, u8 st)
 	};
 
 	if (st >= VCX_ST_NUM)
-		return 0;	/* REG_UMR: no optional attributes */
+		return 0;	/* QP1 (mlx5's table has no column for it) and REG_UMR */
 	if (cur == IB_QPS_INIT && new == IB_QPS_INIT)
 		return init2init[st];
 	if (cur == IB_QPS_INIT && new == IB_QPS_RTR)
@@ -524,6 +539,8 @@ static int vcx_qp_fill_qpc(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 	else if (mask & IB_QP_PATH_MTU)
 		vcx_set(qpc, VCX_QPC_MTU, attr->path_mtu);
 	vcx_set(qpc, VCX_QPC_LOG_MSG_MAX, vcx_cap(vdev, LOG_MAX_MSG));
+	if (qp->st == VCX_QP_ST_QP1)
+		vcx_gsi_fill_qpc(qp, qpc);
 	if (mask & IB_QP_DEST_QPN)
 		vcx_set(qpc, VCX_QPC_REMOTE_QPN, attr->dest_qp_num);
 	if (mask & IB_QP_PKEY_INDEX)
@@ -782,6 +799,7 @@ int vcx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		vcx_qp_free_user(qp, udata);
 	else
 		vcx_qp_free_kernel(vdev, qp);
+	vcx_gsi_release(to_vibdev(ibqp->device), qp);
 	return 0;
 }
 
@@ -845,7 +863,7 @@ static int vcx_wr_to_opcode(struct vcx_qp *qp, const struct ib_send_wr *wr, u8 *
 	default:
 		break;
 	}
-	if (qp->st == VCX_QP_ST_UD)
+	if (vcx_qp_is_dgram(qp))
 		return -EINVAL;
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -964,7 +982,7 @@ static int vcx_build_send_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr, u8
 		return -EINVAL;
 	if (wr->num_sge > qp->sq.max_gs)
 		return -EINVAL;
-	if (qp->st == VCX_QP_ST_UD) {
+	if (vcx_qp_is_dgram(qp)) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
 
 		memcpy(seg, to_vah(ud->ah)->av, VCX_WQE_AV_SIZE);

@@ -82,6 +82,7 @@ struct vcx_ib_dev {
 	bool frwr;			/* the device executes UMR WQEs: FRWR works */
 	struct vcx_umr umr;
 	spinlock_t bf_lock;
+	struct vcx_qp *gsi_qp;		/* the port's GSI QP (QP1), at most one */
 };
 
 static inline struct vcx_ib_dev *to_vibdev(struct ib_device *ibdev)
@@ -250,6 +251,12 @@ static inline struct vcx_qp *to_vqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct vcx_qp, ibqp);
 }
 
+/* UD and the GSI QP (st QP1) send datagrams: WQEs with an address vector. */
+static inline bool vcx_qp_is_dgram(const struct vcx_qp *qp)
+{
+	return qp->st == VCX_QP_ST_UD || qp->st == VCX_QP_ST_QP1;
+}
+
 struct vcx_ah {
 	struct ib_ah ibah;
 	u8 av[VCX_WQE_AV_SIZE];		/* address vector, as UD WQEs carry it */
@@ -326,6 +333,14 @@ int vcx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int vcx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 void vcx_qp_async_event(struct vcx_dev *vdev, u32 qpn, u8 type);
+
+/* vcx_gsi.c */
+#define VCX_GSI_LOG_MSG_MAX	8	/* MADs: 256 bytes, as mlx5_ib sets for QP1 */
+int vcx_gsi_claim(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
+		  const struct ib_qp_init_attr *attr, struct ib_udata *udata);
+void vcx_gsi_release(struct vcx_ib_dev *ibd, struct vcx_qp *qp);
+void vcx_gsi_fill_qpc(struct vcx_qp *qp, u8 *qpc);
+u16 vcx_qp_wc_pkey_index(struct vcx_qp *qp, const u8 *cqe);
 
 /* vcx_srq.c */
 int vcx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,

@@ -189,6 +189,9 @@ typedef struct VcxObjects {
     VcxObjTable pds, mkeys, cqs, qps, srqs;
     QTAILQ_HEAD(, VcxQp) runq;  /* QPs with send work to look at */
     bool running;
+    VcxQp *qp1;                 /* the port's GSI QP (st QP1): at most one */
+    uint64_t qp1_sent;          /* datagrams QP1 sent / delivered to it (state property) */
+    uint64_t qp1_received;
 } VcxObjects;
 
 static inline VcxObjects *vcx_objs(VcxState *s)
@@ -262,6 +265,21 @@ uint8_t vcx_cmd_query_qp(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_destroy_qp(VcxState *s, VcxCmd *cmd);
 void vcx_qp_free(VcxState *s, VcxQp *qp);
 void vcx_qp_to_err(VcxState *s, VcxQp *qp);
+/*
+ * QP1 (General Services Interface, IBTA 13.4.6.3): a UD-like QP the driver creates with
+ * st QP1. CREATE_QP gives it an ordinary number (the one commands, doorbells and CQEs
+ * use), but on the wire it is QP 1: its datagrams carry source QPN 1, and datagrams to
+ * destination QPN 1 reach it, with the well-known GSI Q_Key.
+ */
+#define VCX_GSI_WIRE_QPN        1u
+#define VCX_GSI_QKEY            0x80010000u     /* IBTA: the Q_Key of QP1 */
+#define VCX_DEFAULT_PKEY        0xffffu         /* the port's one P_Key (BTH P_Key) */
+static inline bool vcx_qp_is_dgram(const VcxQp *qp)
+{
+    return qp->st == VCX_QP_ST_UD || qp->st == VCX_QP_ST_QP1;
+}
+uint32_t vcx_qp_wire_qpn(const VcxQp *qp);
+VcxQp *vcx_qp_by_wire_qpn(VcxState *s, uint32_t dqpn);
 
 /* vcx-srq.c */
 uint8_t vcx_cmd_create_srq(VcxState *s, VcxCmd *cmd);

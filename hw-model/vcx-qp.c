@@ -2,9 +2,11 @@
  * vcx: queue pairs (PRM "Queue Pair"): CREATE_QP, the state transitions RST2INIT,
  * INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, 2ERR and 2RST, QUERY_QP and DESTROY_QP.
  *
- * Transport types RC, UC and UD, and REG_UMR: the send-only QP a kernel driver keeps to
- * post UMR WQEs that change any memory key (mlx5_ib's UMR QP for rereg), which takes no
- * context fields in its transitions and executes nothing but UMR and NOP. The QP buffer holds the receive queue (regular RQ only)
+ * Transport types RC, UC, UD and QP1 (the GSI QP: one per port, UD-like; its wire
+ * number is 1, see vcx_qp_wire_qpn()), and REG_UMR: the send-only QP a kernel driver
+ * keeps to post UMR WQEs that change any memory key (mlx5_ib's UMR QP for rereg), which
+ * takes no context fields but port, P_Key index, MTU and message size in its transitions
+ * and executes nothing but UMR and NOP. The QP buffer holds the receive queue (regular RQ only)
  * at offset 0 and the send queue (2^log_sq_size 64-byte WQEBBs) right after it, in one
  * PAS list; the 8-byte doorbell record holds the RQ and SQ producer counters.
  * rq_type selects the receive side: regular RQ, SRQ/RMP (srqn_rmpn_xrqn) or none. As
@@ -51,14 +53,17 @@ enum {
     SYND_QP_PORT,
     SYND_QP_PKEY,
     SYND_QP_SRC_ADDR_INDEX,
+    SYND_QP_QP1_EXISTS,
 };
 
 #define QPS(x)          (1u << VCX_QP_STATE_##x)
 #define ST_RC           (1u << VCX_QP_ST_RC)
 #define ST_UC           (1u << VCX_QP_ST_UC)
 #define ST_UD           (1u << VCX_QP_ST_UD)
+#define ST_QP1          (1u << VCX_QP_ST_QP1)
 #define ST_REG_UMR      (1u << VCX_QP_ST_REG_UMR)
-#define ST_ALL          (ST_RC | ST_UC | ST_UD | ST_REG_UMR)
+#define ST_DGRAM        (ST_UD | ST_QP1)
+#define ST_ALL          (ST_RC | ST_UC | ST_UD | ST_QP1 | ST_REG_UMR)
 
 /* Transitions that carry a context. */
 enum {
@@ -108,7 +113,7 @@ static const VcxQpParam vcx_qp_params[] = {
        VCX_QP_OPTPAR_PKEY_INDEX, ST_ALL),
     PA("vhca_port_num", VCX_ADS_VHCA_PORT_NUM, T_RST2INIT, T_INIT2INIT | T_INIT2RTR,
        VCX_QP_OPTPAR_PRI_PORT, ST_ALL),
-    P("q_key", VCX_QPC_Q_KEY, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_Q_KEY, ST_UD),
+    P("q_key", VCX_QPC_Q_KEY, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_Q_KEY, ST_DGRAM),
     P("rre", VCX_QPC_RRE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RRE, ST_RC),
     P("rwe", VCX_QPC_RWE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RWE, ST_RC | ST_UC),
     P("rae", VCX_QPC_RAE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RAE, ST_RC),
@@ -160,7 +165,8 @@ static void vcx_qp_decode(VcxQp *qp)
     qp->cqn_rcv = vcx_get(c, VCX_QPC_CQN_RCV);
     qp->uar_page = vcx_get(c, VCX_QPC_UAR_PAGE);
     qp->dbr_addr = vcx_get64(c, VCX_QPC_DBR_ADDR);
-    qp->q_key = vcx_get(c, VCX_QPC_Q_KEY);
+    /* QP1 sends and accepts the well-known GSI Q_Key whatever the context holds */
+    qp->q_key = qp->st == VCX_QP_ST_QP1 ? VCX_GSI_QKEY : vcx_get(c, VCX_QPC_Q_KEY);
     qp->remote_qpn = vcx_get(c, VCX_QPC_REMOTE_QPN);
     qp->rre = vcx_get(c, VCX_QPC_RRE);
     qp->rwe = vcx_get(c, VCX_QPC_RWE);
@@ -213,13 +219,18 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
                             vcx_get(cmd->in, VCX_CREATE_QP_IN_INPUT_QPN));
     }
     if (st != VCX_QP_ST_RC && st != VCX_QP_ST_UC && st != VCX_QP_ST_UD &&
-        st != VCX_QP_ST_REG_UMR) {
+        st != VCX_QP_ST_QP1 && st != VCX_QP_ST_REG_UMR) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_ST,
-                            "st 0x%x not supported (RC, UC, UD and REG_UMR are)", st);
+                            "st 0x%x not supported (RC, UC, UD, QP1 and REG_UMR are)", st);
     }
     if (st == VCX_QP_ST_REG_UMR && (rq_type != VCX_QP_RQ_TYPE_ZERO_SIZE || no_sq)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_RQ_TYPE,
                             "a REG_UMR QP has a send queue and no receive queue");
+    }
+    /* The port has one GSI QP; the first holds it until DESTROY_QP. */
+    if (st == VCX_QP_ST_QP1 && s->objs->qp1) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_RES_BUSY, SYND_QP_QP1_EXISTS,
+                            "QP1 of port 1 already exists (QP 0x%x)", s->objs->qp1->qpn);
     }
     if (!pd) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_PD,
@@ -273,10 +284,11 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
     if (vcx_get(qpc, VCX_QPC_WQ_SIGNATURE) || vcx_get(qpc, VCX_QPC_OFFLOAD_TYPE) ||
         vcx_get(qpc, VCX_QPC_CD_MASTER) || vcx_get(qpc, VCX_QPC_CD_SLAVE_SEND) ||
         vcx_get(qpc, VCX_QPC_CD_SLAVE_RECEIVE) || vcx_get(qpc, VCX_QPC_CS_REQ) ||
-        vcx_get(qpc, VCX_QPC_CS_RES)) {
+        vcx_get(qpc, VCX_QPC_CS_RES) || vcx_get(qpc, VCX_QPC_DETH_SQPN)) {
+        /* deth_sqpn: a UD QP sending as QP1 needs cap set_deth_sqpn, which reads 0 */
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_UNSUPPORTED,
-                            "wq_signature, offloads, cross-channel and scatter-to-CQE "
-                            "not supported");
+                            "wq_signature, offloads, cross-channel, scatter-to-CQE and "
+                            "deth_sqpn not supported");
     }
     rq_bytes = vcx_qp_rq_bytes(qpc);
     sq_bytes = no_sq ? 0 : VCX_SEND_WQEBB << vcx_get(qpc, VCX_QPC_LOG_SQ_SIZE);
@@ -313,6 +325,9 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
     if (srq) {
         qp->srq = srq;
         srq->refs++;
+    }
+    if (st == VCX_QP_ST_QP1) {
+        s->objs->qp1 = qp;
     }
     vcx_xport_qp_init(s, qp);
     vcx_set(cmd->out, VCX_CREATE_QP_OUT_QPN, qp->qpn);
@@ -542,8 +557,31 @@ uint8_t vcx_cmd_query_qp(VcxState *s, VcxCmd *cmd)
     return VCX_CMD_STAT_OK;
 }
 
+/*
+ * Wire QP numbers. QP1 keeps the number CREATE_QP gave it for commands, doorbells and
+ * CQEs; the transport sees it as QP 1 only, so its own number reaches no QP.
+ */
+uint32_t vcx_qp_wire_qpn(const VcxQp *qp)
+{
+    return qp->st == VCX_QP_ST_QP1 ? VCX_GSI_WIRE_QPN : qp->qpn;
+}
+
+VcxQp *vcx_qp_by_wire_qpn(VcxState *s, uint32_t dqpn)
+{
+    VcxQp *qp;
+
+    if (dqpn == VCX_GSI_WIRE_QPN) {
+        return s->objs->qp1;
+    }
+    qp = vcx_qp_get(s, dqpn);
+    return qp && qp->st != VCX_QP_ST_QP1 ? qp : NULL;
+}
+
 void vcx_qp_free(VcxState *s, VcxQp *qp)
 {
+    if (s->objs->qp1 == qp) {
+        s->objs->qp1 = NULL;
+    }
     vcx_xport_qp_fini(s, qp);
     if (qp->pd) {
         qp->pd->refs--;

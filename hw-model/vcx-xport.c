@@ -37,6 +37,10 @@
  * the ATOMIC capability atomic_req_8B_endianness_mode (vcx_atomic_big_endian(): 0
  * big-endian, the default; 1 host order); the original value is returned the same way.
  *
+ * QP1 (the GSI QP) is a UD QP whose wire number is 1 (vcx_qp_wire_qpn(),
+ * vcx_qp_by_wire_qpn()): its datagrams carry source QPN 1, datagrams to QPN 1 reach it,
+ * it accepts only the GSI Q_Key 0x80010000, and its receive CQEs carry the P_Key.
+ *
  * Source GIDs come from the RoCE address table (vcx-roce.c): a UD WQE's address vector
  * names its entry by sgid_index (an empty entry fails the WQE with a local QP operation
  * error); RC/UC use the path's src_addr_index, checked when the path was applied.
@@ -446,7 +450,7 @@ static void vcx_resp_receive(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
 {
     uint8_t op = pkt->opcode & IB_OP_MASK;
     uint8_t transport = pkt->opcode & ~IB_OP_MASK;
-    VcxQp *qp = vcx_qp_get(s, pkt->dqpn);
+    VcxQp *qp = vcx_qp_by_wire_qpn(s, pkt->dqpn);
     bool rc = transport == IB_TRANSPORT_RC, ud = transport == IB_TRANSPORT_UD;
     uint8_t cqe[VCX_CQE_SIZE];
     uint8_t cqe_op = VCX_CQE_RESP_SEND;
@@ -460,14 +464,15 @@ static void vcx_resp_receive(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
 
     ack->type = VCX_NO_RESPONSE;
     if (!qp || qp->st == VCX_QP_ST_REG_UMR ||
-        (qp->st == VCX_QP_ST_RC) != rc || (qp->st == VCX_QP_ST_UD) != ud ||
+        (qp->st == VCX_QP_ST_RC) != rc || vcx_qp_is_dgram(qp) != ud ||
         (qp->state != VCX_QP_STATE_RTR && qp->state != VCX_QP_STATE_RTS)) {
         trace_vcx_resp_drop(pkt->dqpn, "no ready QP of that type");
         return;
     }
     if (ud && pkt->qkey != qp->q_key) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vcx: UD QP 0x%x Q_Key 0x%x, message from QP 0x%x "
-                      "carries 0x%x: dropped\n", qp->qpn, qp->q_key, pkt->sqpn, pkt->qkey);
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: %s QP 0x%x Q_Key 0x%x, message from QP 0x%x "
+                      "carries 0x%x: dropped\n", qp->st == VCX_QP_ST_QP1 ? "GSI" : "UD",
+                      qp->qpn, qp->q_key, pkt->sqpn, pkt->qkey);
         trace_vcx_resp_drop(qp->qpn, "Q_Key mismatch");
         return;
     }
@@ -638,6 +643,13 @@ static void vcx_resp_receive(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
     vcx_set(cqe, VCX_CQE_IMM_INVAL_PKEY,
             cqe_op == VCX_CQE_RESP_SEND_INV ? pkt->inv_rkey :
             (cqe_op == VCX_CQE_RESP_SEND ? 0 : pkt->imm));
+    if (qp->st == VCX_QP_ST_QP1) {
+        /* GSI receives report the packet's BTH P_Key here (mlx5 CQE "pkey") */
+        if (cqe_op == VCX_CQE_RESP_SEND) {
+            vcx_set(cqe, VCX_CQE_IMM_INVAL_PKEY, VCX_DEFAULT_PKEY);
+        }
+        s->objs->qp1_received++;
+    }
     vcx_set(cqe, VCX_CQE_BYTE_CNT, pkt->len + (ud ? VCX_GRH_SIZE : 0));
     vcx_set(cqe, VCX_CQE_QPN, qp->qpn);
     vcx_set(cqe, VCX_CQE_WQE_COUNTER, index);
@@ -869,7 +881,7 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
                 qp->st == VCX_QP_ST_UC ? IB_TRANSPORT_UC : IB_TRANSPORT_UD;
     memset(pkt, 0, sizeof(*pkt));
     pkt->se = rq->fm_ce_se & VCX_WQE_SE_SOLICITED;
-    pkt->sqpn = qp->qpn;
+    pkt->sqpn = vcx_qp_wire_qpn(qp);
     pkt->dqpn = qp->remote_qpn;
     pkt->psn = qp->sq_psn;
     pkt->imm = vcx_get(w, VCX_WQE_CTRL_IMM);
@@ -879,10 +891,10 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
     memcpy(pkt->dgid, qp->qpc + VCX_QPC_PRI_PATH_AT + VCX_FLD_BYTE(VCX_ADS_RGID_RIP), 16);
     /* RC/UC: the path's source GID, checked when the path was set (0 if deleted since) */
     path = qp->qpc + VCX_QPC_PRI_PATH_AT;
-    sgid = qp->st == VCX_QP_ST_UD ? NULL :
+    sgid = vcx_qp_is_dgram(qp) ? NULL :
            vcx_gid_entry(s, vcx_get(path, VCX_ADS_SRC_ADDR_INDEX));
 
-    if (qp->st == VCX_QP_ST_UD && rq->opcode != VCX_OPCODE_NOP) {
+    if (vcx_qp_is_dgram(qp) && rq->opcode != VCX_OPCODE_NOP) {
         const uint8_t *av = w + off;
 
         if (end < off + VCX_WQE_AV_SIZE) {
@@ -950,7 +962,7 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
     pkt->len = rq->sgl.total;
     if (rq->sgl.total > (1ull << MIN(qp->log_msg_max ? qp->log_msg_max : VCX_LOG_MAX_MSG,
                                      VCX_LOG_MAX_MSG)) ||
-        (qp->st == VCX_QP_ST_UD && rq->sgl.total > mtu)) {
+        (vcx_qp_is_dgram(qp) && rq->sgl.total > mtu)) {
         vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_LENGTH_ERR,
                      "message longer than the maximum");
         return false;
@@ -1080,8 +1092,10 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
             return false;
         }
     }
-    if (qp->st != VCX_QP_ST_UD) {
+    if (!vcx_qp_is_dgram(qp)) {
         qp->sq_psn = (qp->sq_psn + pkt->npkts) & VCX_PSN_MASK;
+    } else if (qp->st == VCX_QP_ST_QP1) {
+        s->objs->qp1_sent++;
     }
 
 done:

@@ -53,6 +53,7 @@
 #include "qapi/visitor.h"
 #include "migration/vmstate.h"
 #include "vcx.h"
+#include "vcx-obj.h"
 #include "trace.h"
 
 #define VCX_ISEG_REGION_SIZE   VCX_MSIX_TABLE_OFFSET
@@ -206,13 +207,16 @@ static char *vcx_get_state(Object *obj, Error **errp)
     vcx_pages_by_stage(s, &boot, &init, &regular);
     return g_strdup_printf("issi=%u hca=%s health=0x%02x link=%s pages=%u "
                            "pages_boot=%u pages_init=%u pages_regular=%u "
-                           "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64,
+                           "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64
+                           " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64,
                            s->issi, vcx_hca_state_name(s->hca_state),
                            s->iseg.health_syndrome, vcx_port_oper_up(s) ? "up" : "down",
                            vcx_pages_held(s), boot, init, regular,
                            vcx_pages_outstanding(s), s->num_uars, s->num_eqs,
                            s->port.num_gids,
-                           s->cmds_executed);
+                           s->cmds_executed,
+                           s->objs->qp1 ? s->objs->qp1->qpn : 0,
+                           s->objs->qp1_sent, s->objs->qp1_received);
 }
 
 static bool vcx_get_link(Object *obj, Error **errp)

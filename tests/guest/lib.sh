@@ -26,7 +26,8 @@ vcx_pci_addr() {
 dmesg_count() { dmesg | grep -c -E "$1" || true; }
 
 # Kernel log lines that show a warning, oops or corruption (case-sensitive on purpose:
-# "loops_per_jiffy" is not an oops). Prints them; returns 0 when the log is clean.
+# "loops_per_jiffy" is not an oops), or ib_mad failing to create its QPs on a port (then
+# ib_cm and rdma_cm do not run there). Prints them; returns 0 when the log is clean.
 kernel_log_clean() {
-	! dmesg | grep -E 'WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption'
+	! dmesg | grep -E "WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption|Couldn't create ib_mad"
 }

@@ -40,8 +40,8 @@ def expect_errno(what, want, fn):
 
 
 def res_show(kind):
-    """This process's objects on DEV (kernel ones, e.g. the driver's UMR QP and CQ,
-    carry no pid)."""
+    """This process's objects on DEV (kernel ones carry no pid: ib_mad's GSI QP and its
+    CQ, the driver's UMR QP, CQ and PD)."""
     out = subprocess.run(['rdma', 'res', 'show', kind], capture_output=True, text=True,
                          check=True).stdout
     return '\n'.join(ln for ln in out.splitlines()
@@ -139,7 +139,7 @@ ch.close()
 mr.close()
 pd.close()
 for kind in ('qp', 'cq', 'srq', 'mr'):
-    out = res_show(kind)
+    out = res_show(kind)    # ib_mad's GSI QP and CQ and the UMR QP are the kernel's
     if kind == 'qp':
         out = '\n'.join(ln for ln in out.splitlines() if 'lqpn' in ln)
     if out.strip():

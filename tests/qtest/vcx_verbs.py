@@ -25,7 +25,7 @@ COMP_EQ = EQ_BASE + 0x10000   # EQ 1: completion events
 ASYNC_EVENTS = ((1 << 0x04) | (1 << 0x05) | (1 << 0x10) | (1 << 0x11) | (1 << 0x12) |
                 (1 << 0x13) | (1 << 0x14))
 
-ST = {"RC": 0, "UC": 1, "UD": 2, "REG_UMR": 0xc}
+ST = {"RC": 0, "UC": 1, "UD": 2, "QP1": 8, "REG_UMR": 0xc}
 # GID table entry 0 of every Verbs() device: ::ffff:10.0.0.1 (the av() default destination)
 GID0 = bytes(10) + b"\xff\xff" + bytes([10, 0, 0, 1])
 QP_STATE = {"RST": 0, "INIT": 1, "RTR": 2, "RTS": 3, "ERR": 6}
@@ -388,8 +388,8 @@ class Verbs:
 
     def connect(self, qp, remote_qpn=0, qkey=0x11111111, rnr_retry=7, retry=7,
                 min_rnr=1, access=(1, 1, 1), psn=0x100, rpsn=0x100):
-        """RST -> INIT -> RTR -> RTS as mlx5_ib does it for RC/UC/UD."""
-        ud = qp.st == "UD"
+        """RST -> INIT -> RTR -> RTS as mlx5_ib does it for RC/UC/UD (QP1 as UD)."""
+        ud = qp.st in ("UD", "QP1")
         f = [("q_key", qkey)] if ud else []
         if qp.st == "RC":
             f += [("rre", access[0]), ("rwe", access[1]), ("rae", access[2])]

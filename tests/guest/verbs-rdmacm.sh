@@ -1,0 +1,133 @@
+#!/bin/bash
+# rdma_cm over loopback on vcx_0: the port's netdev gets 192.168.77.1/24, and
+# rdmacm-utils connect to it through ib_cm, whose MADs travel on the GSI QP (QP1):
+#   rping    server + client, 10 pings, payload validated (-V) and each ping's bytes
+#            compared with rping's pattern here (-v prints them);
+#   udaddy   UD QPs through rdma_cm (SIDR REQ/REP on QP1), 10 datagrams;
+#   ucmatose RC QPs through rdma_cm (REQ/REP/RTU, DREQ/DREP on QP1), 10 messages.
+# Each step must raise the device's QP1 counters (its state property): the MADs went
+# through vcx_0's QP1 and nowhere else. No other RDMA device exists in the VM.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verbs-common.sh"
+. "$(dirname "$0")/bringup-common.sh"
+
+ADDR=192.168.77.1
+COUNT=10
+
+dmesg | grep -q "Couldn't create ib_mad" && fail "ib_mad could not create QP1 on load"
+ndev=$(vcx_verbs_up)
+ip addr add "$ADDR/24" dev "$ndev" || fail "ip addr add $ADDR/24 dev $ndev"
+modprobe rdma_ucm || fail "modprobe rdma_ucm"
+
+# ib_core adds the IPv4-mapped RoCE v2 GID of the address (up to 10 s).
+gid_file=
+for _ in $(seq 100); do
+	gid_file=$(grep -l '^0000:0000:0000:0000:0000:ffff:c0a8:4d01$' \
+		/sys/class/infiniband/$VCX_IBDEV/ports/1/gids/* 2>/dev/null | head -1) || true
+	[ -n "$gid_file" ] && break
+	sleep 0.1
+done
+[ -n "$gid_file" ] || fail "no GID ::ffff:$ADDR on $VCX_IBDEV port 1"
+gtype=$(cat "/sys/class/infiniband/$VCX_IBDEV/ports/1/gid_attrs/types/${gid_file##*/}")
+[ "$gtype" = "RoCE v2" ] || fail "GID of $ADDR has type '$gtype'"
+echo "ok GID ::ffff:$ADDR at index ${gid_file##*/} ($gtype)"
+
+# ib_mad's GSI QP: qp_num 1 in restrack, and the device's QP1 exists.
+rdma res show qp | grep -E "link $VCX_IBDEV/1 .*lqpn 1 type GSI" >/dev/null ||
+	{ rdma res show qp >&2; fail "no GSI QP (lqpn 1) on $VCX_IBDEV/1"; }
+s=$(vcx_state)
+[ "$(state_field "$s" qp1)" != 0x0 ] || fail "the device has no QP1: $s"
+echo "ok GSI QP: lqpn 1 on $VCX_IBDEV/1, device QP $(state_field "$s" qp1)"
+
+# The device's QP1 datagram counters; qp1_check NAME MIN: both grew by at least MIN.
+sent0=$(state_field "$s" qp1_sent)
+recv0=$(state_field "$s" qp1_received)
+qp1_check() {
+	local st sent recv
+	st=$(vcx_state)
+	sent=$(state_field "$st" qp1_sent)
+	recv=$(state_field "$st" qp1_received)
+	[ $((sent - sent0)) -ge "$2" ] && [ $((recv - recv0)) -ge "$2" ] ||
+		fail "$1: QP1 sent $((sent - sent0)), received $((recv - recv0)) MADs (want >= $2)"
+	echo "ok $1: QP1 sent $((sent - sent0)), received $((recv - recv0)) MADs"
+	sent0=$sent
+	recv0=$recv
+}
+
+# Start a server in the background (output in /tmp/NAME-srv.out); wait until its
+# rdma_cm ID is bound to vcx_0 (rdma res show cm_id).
+start_server() { # name cmd...
+	local name=$1; shift
+	timeout 120 "$@" >"/tmp/$name-srv.out" 2>&1 &
+	srv=$!
+	for _ in $(seq 100); do
+		rdma res show cm_id 2>/dev/null | grep -q "link $VCX_IBDEV/1 .*state LISTEN" &&
+			return 0
+		kill -0 $srv 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "/tmp/$name-srv.out" >&2
+	rdma res show cm_id >&2 || true
+	fail "$name: server not listening on $VCX_IBDEV"
+}
+finish() { # name client-status
+	if [ "$2" != 0 ]; then
+		kill $srv 2>/dev/null || true
+		cat "/tmp/$1-cli.out" "/tmp/$1-srv.out" >&2
+		fail "$1: client failed ($2)"
+	fi
+	wait $srv || { cat "/tmp/$1-srv.out" >&2; fail "$1: server failed"; }
+}
+
+# rping: the expected bytes of ping N (64-byte buffer, "rdma-ping-N: " then letters
+# from chr(65 + N) upwards, wrapping after 'z' to 'A', NUL in the last byte).
+rping_expected() {
+	python3 - "$COUNT" <<-'EOF'
+	import sys
+	start = 65
+	for n in range(int(sys.argv[1])):
+	    head = "rdma-ping-%d: " % n
+	    c, body = start, ""
+	    for _ in range(len(head), 63):
+	        body += chr(c)
+	        c = 65 if c >= 122 else c + 1
+	    start = 65 if start >= 122 else start + 1
+	    print(head + body)
+	EOF
+}
+rping_expected >/tmp/rping.want
+start_server rping rping -s -a $ADDR -p 7999 -C $COUNT -V -v
+rc=0
+timeout 120 rping -c -a $ADDR -p 7999 -C $COUNT -V -v >/tmp/rping-cli.out 2>&1 || rc=$?
+finish rping $rc
+sed -n 's/^ping data: //p' /tmp/rping-cli.out >/tmp/rping-cli.got
+sed -n 's/^server ping data: //p' /tmp/rping-srv.out >/tmp/rping-srv.got
+cmp -s /tmp/rping.want /tmp/rping-cli.got ||
+	{ diff /tmp/rping.want /tmp/rping-cli.got >&2 || true; fail "rping: client ping data differs"; }
+cmp -s /tmp/rping.want /tmp/rping-srv.got ||
+	{ diff /tmp/rping.want /tmp/rping-srv.got >&2 || true; fail "rping: server ping data differs"; }
+echo "ok rping: $COUNT pings, payload bytes as expected on both sides"
+qp1_check rping 3
+
+# udaddy: UD over rdma_cm.
+start_server udaddy udaddy -b $ADDR -C $COUNT
+rc=0
+timeout 120 udaddy -s $ADDR -C $COUNT >/tmp/udaddy-cli.out 2>&1 || rc=$?
+finish udaddy $rc
+grep -q 'test complete' /tmp/udaddy-cli.out || { cat /tmp/udaddy-cli.out >&2; fail "udaddy: client did not complete"; }
+grep -q 'test complete' /tmp/udaddy-srv.out || { cat /tmp/udaddy-srv.out >&2; fail "udaddy: server did not complete"; }
+echo "ok udaddy: $COUNT datagrams each way"
+qp1_check udaddy 2
+
+# ucmatose: RC over rdma_cm.
+start_server ucmatose ucmatose -b $ADDR -C $COUNT
+rc=0
+timeout 120 ucmatose -s $ADDR -C $COUNT >/tmp/ucmatose-cli.out 2>&1 || rc=$?
+finish ucmatose $rc
+grep -q 'test complete' /tmp/ucmatose-cli.out || { cat /tmp/ucmatose-cli.out >&2; fail "ucmatose: client did not complete"; }
+grep -q 'test complete' /tmp/ucmatose-srv.out || { cat /tmp/ucmatose-srv.out >&2; fail "ucmatose: server did not complete"; }
+echo "ok ucmatose: $COUNT messages each way"
+qp1_check ucmatose 3
+
+kernel_log_clean || fail "kernel warnings or ib_mad errors"
+pass "rping, udaddy and ucmatose through rdma_cm over loopback on $VCX_IBDEV"
