@@ -129,6 +129,14 @@
 #define VCX_CQC_C_EQN			VCX_FLD(0x0a0, 32)
 #define VCX_CQC_LOG_PAGE_SIZE		VCX_FLD(0x0c3, 5)	/* log2(page) - 12 */
 #define VCX_CQC_DBR_ADDR		VCX_FLD(0x1c0, 64)
+/* MODIFY_CQ op_mod 1 (resize): cqn, resize_field_select, cqc at 0x10, PAS at 0x110 */
+#define VCX_MODIFY_CQ_IN_CQN		VCX_FLD(0x048, 24)
+#define VCX_MODIFY_CQ_IN_FIELD_SELECT	VCX_FLD(0x060, 32)
+#define VCX_MODIFY_CQ_IN_CQC		VCX_FLD(0x080, 512)
+#define VCX_MODIFY_CQ_OP_MOD_RESIZE	0x1
+#define VCX_CQ_RESIZE_LOG_SIZE		(1u << 0)
+#define VCX_CQ_RESIZE_PAGE_OFFSET	(1u << 1)
+#define VCX_CQ_RESIZE_LOG_PAGE_SIZE	(1u << 2)
 
 /* QP commands: CREATE_QP and the transitions carry opt_param_mask and a qpc */
 #define VCX_QP_IN_QPN			VCX_FLD(0x048, 24)
