@@ -10,6 +10,13 @@
  *
  * A completion EQE names the CQN: the CQ's arm sequence number advances and its
  * comp_handler runs (vcx_cq_event). CQ_ERROR EQEs become IB_EVENT_CQ_ERR.
+ *
+ * Resize (mlx5_ib_resize_cq): MODIFY_CQ op_mod 1 hands the device a new ring; the device
+ * writes a RESIZE_CQ CQE into the old ring at its producer position and produces into
+ * the new ring from the next counter on. A user CQ's library does the switch (abi.h); for
+ * a kernel CQ either the poller meets the resize CQE first and simply reads on in the new
+ * ring, or vcx_resize_cq copies the unpolled CQEs over (old entry i to new entry i + 1,
+ * stepping over the resize CQE) under cq->lock.
  */
 #include <linux/dma-mapping.h>
 
@@ -30,6 +37,21 @@ static u8 *vcx_cq_sw_cqe(struct vcx_cq *cq, u32 n)
 	/* Read the CQE body only after its ownership. */
 	dma_rmb();
 	return cqe;
+}
+
+/* Exchange the CQ's ring with *ring (under cq->lock, or before the CQ is live). */
+static void vcx_cq_swap_ring(struct vcx_cq *cq, struct vcx_cq_ring *ring)
+{
+	struct vcx_cq_ring old = {
+		.buf = cq->buf, .dma = cq->buf_dma, .size = cq->buf_size,
+		.log_nent = cq->log_nent,
+	};
+
+	cq->buf = ring->buf;
+	cq->buf_dma = ring->dma;
+	cq->buf_size = ring->size;
+	cq->log_nent = ring->log_nent;
+	*ring = old;
 }
 
 static void vcx_cq_set_ci(struct vcx_cq *cq)
@@ -164,6 +186,7 @@ int vcx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->cons_index = 0;
 	cq->arm_sn = 0;
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 
 	if (udata)
 		err = vcx_cq_create_user(cq, udata, &uar, &npages);
@@ -358,6 +381,20 @@ again:
 		return -EAGAIN;
 	cq->cons_index++;
 	opcode = vcx_cqe_opcode(cqe);
+	if (opcode == VCX_CQE_RESIZE_CQ) {
+		/*
+		 * Everything before it is consumed: the counter reads on in the new ring and
+		 * vcx_resize_cq has nothing left to copy (it frees the old ring).
+		 */
+		if (cq->resize && cq->resize->buf && !cq->resize_switched) {
+			vcx_cq_swap_ring(cq, cq->resize);
+			cq->resize_switched = true;
+		} else {
+			dev_warn_ratelimited(vcx_dev(cq->vdev), "CQ 0x%x: unexpected resize CQE\n",
+					     cq->cqn);
+		}
+		goto again;
+	}
 	qpn = vcx_get(cqe, VCX_CQE_QPN);
 	/* A QP being destroyed cleans this CQ under cq->lock first: the pointer is safe. */
 	qp = xa_load(&cq->vdev->qp_table, qpn);
@@ -432,7 +469,7 @@ void vcx_cq_clean(struct vcx_cq *cq, u32 qpn, struct vcx_srq *srq)
 		return;
 	spin_lock_irqsave(&cq->lock, flags);
 	for (prod = cq->cons_index; vcx_cq_sw_cqe(cq, prod); prod++)
-		if (prod == cq->cons_index + cq->ibcq.cqe)
+		if (prod == cq->cons_index + BIT(cq->log_nent) - 1)
 			break;
 	while ((s32)(--prod - cq->cons_index) >= 0) {
 		cqe = vcx_cq_get_cqe(cq, prod);
@@ -455,6 +492,167 @@ void vcx_cq_clean(struct vcx_cq *cq, u32 qpn, struct vcx_srq *srq)
 		vcx_cq_set_ci(cq);
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Resize (MODIFY_CQ op_mod 1)
+ */
+
+static int vcx_cq_cmd_resize(struct vcx_dev *vdev, struct vcx_cq *cq, u32 log_nent,
+			     struct ib_umem *umem, dma_addr_t dma, size_t npages)
+{
+	u8 out[VCX_CMD_SMALL_LEN] = {};
+	size_t inlen = VCX_CMD_PAS_OFFSET + npages * VCX_PAS_SIZE;
+	u8 *in, *cqc;
+	int err;
+
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_CQ);
+	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_MODIFY_CQ_OP_MOD_RESIZE);
+	vcx_set(in, VCX_MODIFY_CQ_IN_CQN, cq->cqn);
+	vcx_set(in, VCX_MODIFY_CQ_IN_FIELD_SELECT, VCX_CQ_RESIZE_LOG_SIZE |
+		VCX_CQ_RESIZE_PAGE_OFFSET | VCX_CQ_RESIZE_LOG_PAGE_SIZE);
+	cqc = vcx_ptr(in, VCX_MODIFY_CQ_IN_CQC);
+	vcx_set(cqc, VCX_CQC_CQE_SZ, 0);			/* the CQE size stays 64 B */
+	vcx_set(cqc, VCX_CQC_LOG_CQ_SIZE, log_nent);
+	vcx_set(cqc, VCX_CQC_LOG_PAGE_SIZE, 0);		/* 4 KiB pages */
+	vcx_set(cqc, VCX_CQC_PAGE_OFFSET, 0);
+	vcx_ib_fill_pas(in + VCX_CMD_PAS_OFFSET, umem, dma, npages);
+	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
+	kvfree(in);
+	return err;
+}
+
+/* The library's new ring (abi.h resize_cq): pin it, resize, drop the old pin. */
+static int vcx_cq_resize_user(struct vcx_dev *vdev, struct vcx_cq *cq, u32 log_nent,
+			      struct ib_udata *udata)
+{
+	struct vcx_resize_cq_req req = {};
+	struct ib_umem *umem;
+	int err;
+
+	if (udata->inlen < offsetofend(struct vcx_resize_cq_req, cqe_size))
+		return -EINVAL;
+	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+	if (err)
+		return err;
+	if (req.cqe_size != VCX_CQE_SIZE || req.reserved || !PAGE_ALIGNED(req.buf_addr))
+		return -EINVAL;
+	umem = ib_umem_get(cq->ibcq.device, req.buf_addr, (size_t)VCX_CQE_SIZE << log_nent,
+			   IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	err = vcx_cq_cmd_resize(vdev, cq, log_nent, umem, 0,
+				ib_umem_num_dma_blocks(umem, VCX_PAGE_SIZE));
+	if (err) {
+		ib_umem_release(umem);
+		return err;
+	}
+	ib_umem_release(cq->umem);
+	cq->umem = umem;
+	cq->log_nent = log_nent;
+	return 0;
+}
+
+/*
+ * Move the CQEs software has not polled into the new ring (mlx5_ib copy_resize_cqes):
+ * old entry i goes to new entry i + 1 with that entry's owner bit, up to the resize CQE,
+ * and the consumer steps over the resize CQE, so that consumer and device counters meet
+ * again in the new ring. Called with cq->lock held, before the switch.
+ */
+static int vcx_cq_copy_resize_cqes(struct vcx_cq *cq, struct vcx_cq_ring *to)
+{
+	u32 mask = BIT(to->log_nent) - 1;
+	u32 i;
+
+	for (i = cq->cons_index; i - cq->cons_index < BIT(cq->log_nent); i++) {
+		u8 *src = vcx_cq_sw_cqe(cq, i);
+		u8 *dst;
+
+		if (!src)
+			break;
+		if (vcx_cqe_opcode(src) == VCX_CQE_RESIZE_CQ) {
+			cq->cons_index++;
+			return 0;
+		}
+		dst = to->buf + (size_t)((i + 1) & mask) * VCX_CQE_SIZE;
+		memcpy(dst, src, VCX_CQE_SIZE);
+		dst[VCX_CQE_OP_OWN_BYTE] = (src[VCX_CQE_OP_OWN_BYTE] & ~1) |
+					   vcx_cqe_owner_for(i + 1, to->log_nent);
+	}
+	dev_err(vcx_dev(cq->vdev), "CQ 0x%x: resize CQE not found after %u CQEs\n", cq->cqn,
+		i - cq->cons_index);
+	return -EIO;
+}
+
+static int vcx_cq_resize_kernel(struct vcx_dev *vdev, struct vcx_cq *cq, u32 log_nent)
+{
+	struct vcx_cq_ring ring = { .log_nent = log_nent };
+	unsigned long flags;
+	u32 i;
+	int err;
+
+	ring.size = max_t(size_t, (size_t)VCX_CQE_SIZE << log_nent, VCX_PAGE_SIZE);
+	ring.buf = dma_alloc_coherent(vcx_dev(vdev), ring.size, &ring.dma, GFP_KERNEL);
+	if (!ring.buf)
+		return -ENOMEM;
+	for (i = 0; i < BIT(log_nent); i++)
+		vcx_cqe_init(ring.buf + (size_t)i * VCX_CQE_SIZE);
+
+	/* From the command on, a poller may meet the resize CQE and switch by itself. */
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->resize = &ring;
+	cq->resize_switched = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	err = vcx_cq_cmd_resize(vdev, cq, log_nent, NULL, ring.dma,
+				DIV_ROUND_UP(ring.size, VCX_PAGE_SIZE));
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (!err && !cq->resize_switched) {
+		err = vcx_cq_copy_resize_cqes(cq, &ring);
+		/* The device is on the new ring either way. */
+		vcx_cq_swap_ring(cq, &ring);
+	} else if (err && cq->resize_switched) {
+		/* Cannot happen: a failed command writes no resize CQE. */
+		WARN_ON_ONCE(1);
+	}
+	cq->resize = NULL;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	/* ring now holds whichever ring the CQ no longer uses. */
+	dma_free_coherent(vcx_dev(vdev), ring.size, ring.buf, ring.dma);
+	return err;
+}
+
+int vcx_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct vcx_cq *cq = to_vcq(ibcq);
+	struct vcx_dev *vdev = cq->vdev;
+	u32 max_log = vcx_cap(vdev, LOG_MAX_CQ_SZ);
+	u32 entries;
+	int err;
+
+	if (!vcx_cap(vdev, CQ_RESIZE))
+		return -EOPNOTSUPP;
+	/* As at create: 2^n entries for cqe + 1, at most 2^log_max_cq_sz. */
+	if (cqe < 1 || cqe > (1 << max_log) - 1)
+		return -EINVAL;
+	entries = roundup_pow_of_two(cqe + 1);
+	if (entries == ibcq->cqe + 1)
+		return 0;
+
+	mutex_lock(&cq->resize_mutex);
+	if (udata)
+		err = vcx_cq_resize_user(vdev, cq, ilog2(entries), udata);
+	else
+		err = vcx_cq_resize_kernel(vdev, cq, ilog2(entries));
+	if (!err)
+		ibcq->cqe = entries - 1;
+	mutex_unlock(&cq->resize_mutex);
+	return err;
 }
 
 /* Completion EQE (hard IRQ of a completion EQ). */

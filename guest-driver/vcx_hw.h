@@ -129,6 +129,14 @@
 #define VCX_CQC_C_EQN			VCX_FLD(0x0a0, 32)
 #define VCX_CQC_LOG_PAGE_SIZE		VCX_FLD(0x0c3, 5)	/* log2(page) - 12 */
 #define VCX_CQC_DBR_ADDR		VCX_FLD(0x1c0, 64)
+/* MODIFY_CQ op_mod 1 (resize): cqn, resize_field_select, cqc at 0x10, PAS at 0x110 */
+#define VCX_MODIFY_CQ_IN_CQN		VCX_FLD(0x048, 24)
+#define VCX_MODIFY_CQ_IN_FIELD_SELECT	VCX_FLD(0x060, 32)
+#define VCX_MODIFY_CQ_IN_CQC		VCX_FLD(0x080, 512)
+#define VCX_MODIFY_CQ_OP_MOD_RESIZE	0x1
+#define VCX_CQ_RESIZE_LOG_SIZE		(1u << 0)
+#define VCX_CQ_RESIZE_PAGE_OFFSET	(1u << 1)
+#define VCX_CQ_RESIZE_LOG_PAGE_SIZE	(1u << 2)
 
 /* QP commands: CREATE_QP and the transitions carry opt_param_mask and a qpc */
 #define VCX_QP_IN_QPN			VCX_FLD(0x048, 24)
@@ -299,9 +307,6 @@
 /* Capabilities the shared header lacks */
 #define VCX_CAP_GEN_LOG_MAX_KLM_LIST_SIZE	VCX_FLD(0x11a, 6)
 #define VCX_CAP_GEN_UMR_FENCE		VCX_FLD(0x20a, 2)
-#define VCX_CAP_GEN_CQ_OI		VCX_FLD(0x220, 1)
-#define VCX_CAP_GEN_CQ_RESIZE		VCX_FLD(0x221, 1)
-#define VCX_CAP_GEN_CQ_MODERATION	VCX_FLD(0x222, 1)
 #define VCX_CAP_GEN_UMR_PTR_RLKY	VCX_FLD(0x230, 1)
 #define VCX_CAP_GEN_SQ_TS_FORMAT	VCX_FLD(0x440, 2)
 #define VCX_CAP_GEN_RQ_TS_FORMAT	VCX_FLD(0x442, 2)

@@ -844,6 +844,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 	.reg_user_mr = vcx_reg_user_mr,
 	.rereg_user_mr = vcx_rereg_user_mr,
 	.req_notify_cq = vcx_req_notify_cq,
+	.resize_cq = vcx_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vcx_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vcx_cq, ibcq),

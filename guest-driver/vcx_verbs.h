@@ -157,6 +157,14 @@ static inline struct vcx_mr *to_vmr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct vcx_mr, ibmr);
 }
 
+/* A kernel CQ's ring: 2^log_nent CQEs of 64 bytes in one DMA-coherent buffer. */
+struct vcx_cq_ring {
+	void *buf;
+	dma_addr_t dma;
+	size_t size;
+	u32 log_nent;
+};
+
 struct vcx_cq {
 	struct ib_cq ibcq;
 	struct vcx_dev *vdev;
@@ -173,6 +181,10 @@ struct vcx_cq {
 	/* user CQs */
 	struct ib_umem *umem;
 	struct vcx_db db;
+	/* resize: one at a time */
+	struct mutex resize_mutex;
+	struct vcx_cq_ring *resize;	/* a kernel CQ's new ring while MODIFY_CQ runs */
+	bool resize_switched;		/* the poller met the resize CQE and switched */
 };
 
 static inline struct vcx_cq *to_vcq(struct ib_cq *ibcq)
@@ -314,6 +326,7 @@ int vcx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int vcx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  VCX_CREATE_CQ_UDATA_ARG);
 int vcx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vcx_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int vcx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int vcx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 void vcx_cq_clean(struct vcx_cq *cq, u32 qpn, struct vcx_srq *srq);

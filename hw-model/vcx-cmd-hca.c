@@ -111,6 +111,8 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(UC, 1, 1),
     GEN(UD, 1, 1),
     GEN(ATOMIC, 1, 1),
+    /* MODIFY_CQ resize (vcx-cq.c) */
+    GEN(CQ_RESIZE, 1, 1),
     /* UMR WQEs (vcx-mkey.c): MTT translations loaded at any octoword offset */
     GEN(UMR_EXTENDED_TRANSLATION_OFFSET, 1, 1),
     /* what vcx-xport.c executes: 8-byte CS and FA on RC QPs, no DC */

@@ -20,7 +20,18 @@
  *
  * MODIFY_CQ op_mod 0 records the moderation fields (cq_period, cq_max_count,
  * cq_period_mode) and oi; moderation itself is not applied (cap cq_moderation = 0).
- * Resize (op_mod 1) is refused with BAD_PARAM (cap cq_resize = 0).
+ *
+ * Resize (MODIFY_CQ op_mod 1, cap cq_resize = 1) swaps the ring for a new one given by
+ * log_cq_size, log_page_size, page_offset and PAS, as ConnectX firmware does it: a
+ * RESIZE_CQ CQE (opcode 5) is written into the OLD ring at the producer position, and
+ * every later CQE goes to the new ring. The producer counter runs on: CQE n lands in
+ * entry n & (new size - 1) with owner bit (n >> new log_cq_size) & 1. Software consumes
+ * the old ring up to the resize CQE, then moves to the new one; a consumer that copies
+ * the CQEs it has not polled (mlx5_ib copy_resize_cqes, libmlx5
+ * mlx5_cq_resize_copy_cqes) places old CQE i at new entry i + 1 and steps over the
+ * resize CQE, so the counters of both sides stay in step. The new ring must hold what
+ * software has not consumed (producer - set_ci) plus the resize CQE, else BAD_SIZE
+ * (MLX5_CMD_STAT_BAD_SIZE_OUTS_CQES_ERR).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -46,9 +57,26 @@ enum {
     SYND_CQ_LIMIT,
     SYND_CQ_NONE,
     SYND_CQ_IN_USE,
-    SYND_CQ_RESIZE,
+    SYND_CQ_RESIZE_STATE,
     SYND_CQ_FIELD_SELECT,
+    SYND_CQ_RESIZE_OUTSTANDING,
+    SYND_CQ_RESIZE_FULL,
+    SYND_CQ_RESIZE_CQE_WRITE,
 };
+
+static MemTxResult vcx_cq_write_cqe(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited);
+static void vcx_cq_error(VcxState *s, VcxCq *cq, uint8_t cq_status, uint8_t synd);
+
+/* The consumer counter software last published in the doorbell record. */
+static uint32_t vcx_cq_read_cons(VcxState *s, VcxCq *cq)
+{
+    uint32_t ci;
+
+    if (vcx_dbr_read(s, cq->dbr_addr, &ci) == MEMTX_OK) {
+        cq->cons = ci & VCX_CQ_COUNTER_MASK;
+    }
+    return cq->cons;
+}
 
 uint8_t vcx_cmd_create_cq(VcxState *s, VcxCmd *cmd)
 {
@@ -170,14 +198,11 @@ uint8_t vcx_cmd_query_cq(VcxState *s, VcxCmd *cmd)
     uint8_t status = VCX_CMD_STAT_OK;
     VcxCq *cq = vcx_cq_lookup_cmd(s, cmd, vcx_get(cmd->in, VCX_OBJ_NUMBER), &status);
     uint8_t *cqc = cmd->out + VCX_QUERY_CQ_OUT_CQC_AT;
-    uint32_t ci;
 
     if (!cq) {
         return status;
     }
-    if (vcx_dbr_read(s, cq->dbr_addr, &ci) == MEMTX_OK) {
-        cq->cons = ci & VCX_CQ_COUNTER_MASK;
-    }
+    vcx_cq_read_cons(s, cq);
     vcx_set(cqc, VCX_CQC_STATUS, cq->status);
     vcx_set(cqc, VCX_CQC_CQE_SZ, cq->cqe_sz);
     vcx_set(cqc, VCX_CQC_OI, cq->oi);
@@ -200,6 +225,99 @@ uint8_t vcx_cmd_query_cq(VcxState *s, VcxCmd *cmd)
     return VCX_CMD_STAT_OK;
 }
 
+/*
+ * MODIFY_CQ op_mod 1 (PRM "MODIFY_CQ": resize_field_select log_cq_size, page_offset,
+ * log_page_size; the PAS list of the new ring at 0x110). Every check is made before
+ * anything changes; the CQ keeps its number, EQ, UAR, doorbell record and counters.
+ */
+static uint8_t vcx_cq_resize(VcxState *s, VcxCmd *cmd, VcxCq *cq)
+{
+    const uint8_t *cqc = cmd->in + VCX_MODIFY_CQ_IN_CQC_AT;
+    uint32_t sel = vcx_get(cmd->in, VCX_MODIFY_CQ_IN_FIELD_SELECT);
+    const uint32_t known = VCX_CQ_RESIZE_LOG_SIZE | VCX_CQ_RESIZE_PAGE_OFFSET |
+                           VCX_CQ_RESIZE_LOG_PAGE_SIZE;
+    uint32_t old_log = cq->log_size;
+    uint32_t log_size = sel & VCX_CQ_RESIZE_LOG_SIZE ? vcx_get(cqc, VCX_CQC_LOG_CQ_SIZE)
+                                                     : old_log;
+    uint32_t log_page = sel & VCX_CQ_RESIZE_LOG_PAGE_SIZE ?
+                        vcx_get(cqc, VCX_CQC_LOG_PAGE_SIZE) :
+                        (uint32_t)cq->buf.page_shift - VCX_PAGE_SHIFT;
+    uint32_t page_offset = sel & VCX_CQ_RESIZE_PAGE_OFFSET ?
+                           vcx_get(cqc, VCX_CQC_PAGE_OFFSET) : cq->buf.offset / 64;
+    uint32_t cqe_sz = vcx_get(cqc, VCX_CQC_CQE_SZ);
+    uint8_t resize_cqe[VCX_CQE_SIZE] = { 0 };
+    uint32_t outstanding;
+    VcxQBuf buf = { 0 };
+    uint8_t status;
+
+    if (sel & ~known) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_FIELD_SELECT,
+                            "resize_field_select 0x%x: bits 0x%x not supported", sel,
+                            sel & ~known);
+    }
+    if (vcx_get(cmd->in, VCX_MODIFY_CQ_IN_UMEM_VALID)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_UMEM,
+                            "umem not supported");
+    }
+    /* mlx5_ib always sends the CQ's cqe_sz; a resize cannot change the CQE size. */
+    if (cqe_sz != cq->cqe_sz) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_CQE_SZ,
+                            "resize: cqe_sz %u differs from the CQ's %u", cqe_sz,
+                            cq->cqe_sz);
+    }
+    if (log_size > VCX_LOG_MAX_CQ_SZ) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_LOG_SIZE,
+                            "resize: log_cq_size %u > log_max_cq_sz %u", log_size,
+                            VCX_LOG_MAX_CQ_SZ);
+    }
+    if (log_page > VCX_MAX_LOG_PAGE_SIZE) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_LOG_PAGE_SIZE,
+                            "resize: log_page_size %u > %u", log_page,
+                            VCX_MAX_LOG_PAGE_SIZE);
+    }
+    if (cq->status != VCX_CQC_STATUS_OK) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_CQ_RESIZE_STATE,
+                            "resize of CQ 0x%x in error (status 0x%x)", cq->cqn,
+                            cq->status);
+    }
+    outstanding = (cq->prod - vcx_cq_read_cons(s, cq)) & VCX_CQ_COUNTER_MASK;
+    if (outstanding >= (1u << log_size)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_SIZE, SYND_CQ_RESIZE_OUTSTANDING,
+                            "resize of CQ 0x%x to %u entries: %u CQEs outstanding plus "
+                            "the resize CQE do not fit", cq->cqn, 1u << log_size,
+                            outstanding);
+    }
+    if (outstanding >= (1u << old_log)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_CQ_RESIZE_FULL,
+                            "resize of CQ 0x%x: the old ring is full, no room for the "
+                            "resize CQE", cq->cqn);
+    }
+    status = vcx_qbuf_parse(cmd, &buf, cmd->in + VCX_MODIFY_CQ_IN_PAS_AT,
+                            cmd->in_len - VCX_MODIFY_CQ_IN_PAS_AT, log_page, page_offset,
+                            (uint64_t)(VCX_CQE_SIZE << cq->cqe_sz) << log_size,
+                            SYND_CQ_PAS_SHORT, SYND_CQ_PAS_ALIGN);
+    if (status) {
+        return status;
+    }
+    /* The resize CQE is the last entry of the old ring software will read. */
+    resize_cqe[VCX_CQE_OP_OWN_BYTE] = VCX_CQE_RESIZE_CQ << 4;
+    if (vcx_cq_write_cqe(s, cq, resize_cqe, false) != MEMTX_OK) {
+        vcx_qbuf_free(&buf);
+        trace_vcx_err_cq(cq->cqn, "resize CQE not writable");
+        vcx_cq_error(s, cq, VCX_CQC_STATUS_WRITE_FAIL, VCX_CQ_ERR_SYND_ACCESS_VIOLATION);
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_CQ_RESIZE_CQE_WRITE,
+                            "resize of CQ 0x%x: old ring entry %u not writable, CQ goes "
+                            "to error", cq->cqn, cq->prod & ((1u << old_log) - 1));
+    }
+    trace_vcx_cqe(cq->cqn, cq->prod, VCX_CQE_RESIZE_CQ, 0, 0, 0);
+    cq->prod = (cq->prod + 1) & VCX_CQ_COUNTER_MASK;
+    vcx_qbuf_free(&cq->buf);
+    cq->buf = buf;
+    cq->log_size = log_size;
+    trace_vcx_cq_resize(cq->cqn, old_log, log_size, cq->prod, outstanding);
+    return VCX_CMD_STAT_OK;
+}
+
 uint8_t vcx_cmd_modify_cq(VcxState *s, VcxCmd *cmd)
 {
     uint8_t status = VCX_CMD_STAT_OK;
@@ -213,8 +331,7 @@ uint8_t vcx_cmd_modify_cq(VcxState *s, VcxCmd *cmd)
         return status;
     }
     if (cmd->op_mod == VCX_MODIFY_CQ_OP_MOD_RESIZE) {
-        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_RESIZE,
-                            "CQ resize not supported (cq_resize = 0)");
+        return vcx_cq_resize(s, cmd, cq);
     }
     if (sel & ~known) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_FIELD_SELECT,
@@ -263,15 +380,40 @@ static void vcx_cq_notify(VcxState *s, VcxCq *cq)
                    VCX_EQE_DATA.width / 8);
 }
 
-bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
+/*
+ * Write cqe (its opcode in op_own) at the producer position with the owner bit of that
+ * pass. A 128-byte CQE carries the CQE in its second half; op_own goes out last.
+ */
+static MemTxResult vcx_cq_write_cqe(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
 {
     uint32_t nent = 1u << cq->log_size;
     uint32_t size = VCX_CQE_SIZE << cq->cqe_sz;
     uint64_t off = (uint64_t)(cq->prod & (nent - 1)) * size;
-    uint8_t opcode = vcx_cqe_opcode(cqe);
-    bool error = opcode == VCX_CQE_REQ_ERR || opcode == VCX_CQE_RESP_ERR;
     uint8_t zero[VCX_CQE_SIZE] = { 0 };
     MemTxResult r = MEMTX_OK;
+
+    cqe[VCX_CQE_OP_OWN_BYTE] = vcx_cqe_make_op_own(vcx_cqe_opcode(cqe),
+                                                   VCX_CQE_FORMAT_NORMAL, solicited,
+                                                   vcx_cqe_owner_for(cq->prod,
+                                                                     cq->log_size));
+    if (cq->cqe_sz) {
+        r = vcx_qbuf_write(s, &cq->buf, off, zero, sizeof(zero));
+    }
+    if (r == MEMTX_OK) {
+        r = vcx_qbuf_write(s, &cq->buf, off + size - VCX_CQE_SIZE, cqe, VCX_CQE_SIZE - 1);
+    }
+    if (r == MEMTX_OK) {
+        smp_wmb();
+        r = vcx_qbuf_write(s, &cq->buf, off + size - 1, cqe + VCX_CQE_OP_OWN_BYTE, 1);
+    }
+    return r;
+}
+
+bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
+{
+    uint32_t nent = 1u << cq->log_size;
+    uint8_t opcode = vcx_cqe_opcode(cqe);
+    bool error = opcode == VCX_CQE_REQ_ERR || opcode == VCX_CQE_RESP_ERR;
     uint32_t ci;
 
     if (cq->status != VCX_CQC_STATUS_OK) {
@@ -294,22 +436,7 @@ bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
         vcx_cq_error(s, cq, VCX_CQC_STATUS_OVERFLOW, VCX_CQ_ERR_SYND_OVERRUN);
         return false;
     }
-    cqe[VCX_CQE_OP_OWN_BYTE] = vcx_cqe_make_op_own(opcode, VCX_CQE_FORMAT_NORMAL,
-                                                   solicited,
-                                                   vcx_cqe_owner_for(cq->prod,
-                                                                     cq->log_size));
-    /* A 128-byte CQE carries the CQE in its second half; op_own goes out last. */
-    if (cq->cqe_sz) {
-        r = vcx_qbuf_write(s, &cq->buf, off, zero, sizeof(zero));
-    }
-    if (r == MEMTX_OK) {
-        r = vcx_qbuf_write(s, &cq->buf, off + size - VCX_CQE_SIZE, cqe, VCX_CQE_SIZE - 1);
-    }
-    if (r == MEMTX_OK) {
-        smp_wmb();
-        r = vcx_qbuf_write(s, &cq->buf, off + size - 1, cqe + VCX_CQE_OP_OWN_BYTE, 1);
-    }
-    if (r != MEMTX_OK) {
+    if (vcx_cq_write_cqe(s, cq, cqe, solicited) != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x entry %u not writable: CQ goes to "
                       "error\n", cq->cqn, cq->prod & (nent - 1));
         trace_vcx_err_cq(cq->cqn, "CQE not writable");

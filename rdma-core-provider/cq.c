@@ -11,6 +11,16 @@
  *
  * Requester CQEs are cumulative: a CQE for SQ WQE k retires every unsignaled WQE before
  * it. Responder CQEs name the RQ WQE (in order) or the SRQ WQE (by index) they consumed.
+ * One decoder (decode_cqe) turns a CQE into an ibv_wc for poll_cq and for the extended
+ * CQ (ibv_create_cq_ex), whose start_poll/next_poll decode one CQE and whose read_*
+ * calls return its fields.
+ *
+ * Resize (abi.h resize_cq, libmlx5 mlx5_resize_cq): the device writes a RESIZE_CQ CQE
+ * into the old ring at its producer position and goes on in the new ring with the same
+ * counter. After the command the library copies the CQEs not yet polled into the new
+ * ring (old entry i to new entry i + 1) and steps over the resize CQE; a poller that meets
+ * the resize CQE first (it runs between the command and the copy, the CQ lock being free
+ * during the system call) has nothing left to copy and simply reads on in the new ring.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -201,22 +211,14 @@ static int handle_error(struct vcx_qp *qp, struct vcx_srq *srq, const uint8_t *c
 	return rq_retire(qp, srq, cqe, true, wc);
 }
 
-static int poll_one(struct vcx_cq *cq, struct vcx_context *ctx, struct ibv_wc *wc)
+/* The CQE's completion into wc (every field ibv_poll_cq defines for it). */
+static int decode_cqe(struct vcx_context *ctx, const uint8_t *cqe, struct ibv_wc *wc)
 {
+	uint8_t opcode = vcx_cqe_opcode(cqe);
 	struct vcx_srq *srq = NULL;
 	struct vcx_qp *qp;
 	uint32_t srqn;
-	uint8_t *cqe;
-	uint8_t opcode;
 
-	cqe = next_sw_cqe(cq, cq->cons_index);
-	if (!cqe)
-		return CQ_EMPTY;
-	cq->cons_index++;
-	/* Read the body only after seeing the owner bit. */
-	udma_from_device_barrier();
-
-	opcode = vcx_cqe_opcode(cqe);
 	wc->qp_num = vcx_get(cqe, VCX_CQE_QPN);
 	wc->status = IBV_WC_SUCCESS;
 	wc->wc_flags = 0;
@@ -250,8 +252,42 @@ static int poll_one(struct vcx_cq *cq, struct vcx_context *ctx, struct ibv_wc *w
 	case VCX_CQE_RESP_ERR:
 		return handle_error(qp, srq, cqe, opcode, wc);
 	default:
-		/* RESIZE_CQ, NO_PACKET, SIG_ERR: nothing this library asked for. */
+		/* NO_PACKET, SIG_ERR, a stray RESIZE_CQ: nothing this library asked for. */
 		return CQ_POLL_ERR;
+	}
+}
+
+static void swap_ring(struct vcx_cq *cq, struct vcx_cq_ring *ring)
+{
+	struct vcx_cq_ring old = { .buf = cq->buf, .log_nent = cq->log_nent };
+
+	cq->buf = ring->buf;
+	cq->log_nent = ring->log_nent;
+	*ring = old;
+}
+
+/* The next completion into wc; called with the CQ lock held. */
+static int poll_one(struct vcx_cq *cq, struct vcx_context *ctx, struct ibv_wc *wc)
+{
+	uint8_t *cqe;
+
+	for (;;) {
+		cqe = next_sw_cqe(cq, cq->cons_index);
+		if (!cqe)
+			return CQ_EMPTY;
+		cq->cons_index++;
+		/* Read the body only after seeing the owner bit. */
+		udma_from_device_barrier();
+		if (vcx_cqe_opcode(cqe) != VCX_CQE_RESIZE_CQ)
+			return decode_cqe(ctx, cqe, wc);
+		/*
+		 * Everything before it is consumed: the counter reads on in the new ring and
+		 * vcx_resize_cq has nothing to copy (it frees the old ring).
+		 */
+		if (!cq->resize || cq->resize_switched)
+			return CQ_POLL_ERR;
+		swap_ring(cq, cq->resize);
+		cq->resize_switched = true;
 	}
 }
 
@@ -338,32 +374,189 @@ void vcx_cq_clean(struct vcx_cq *cq, uint32_t qpn, struct vcx_srq *srq)
 	vcx_spin_unlock(&cq->lock);
 }
 
-struct ibv_cq *vcx_create_cq(struct ibv_context *context, int cqe,
-			     struct ibv_comp_channel *channel, int comp_vector)
+/*
+ * Extended CQ (ibv_create_cq_ex). start_poll takes the CQ lock and decodes the first
+ * completion, next_poll the following ones, end_poll publishes the consumer counter and
+ * releases the lock, as libmlx5 does; the read_* calls return fields of the completion
+ * decoded last.
+ */
+static int cq_ex_poll(struct vcx_cq *cq)
+{
+	int err = poll_one(cq, to_vcx_ctx(cq->ibv_cq.context), &cq->ex_wc);
+
+	if (err == CQ_EMPTY)
+		return ENOENT;
+	if (err)
+		return EIO;
+	cq->ibv_cq_ex.wr_id = cq->ex_wc.wr_id;
+	cq->ibv_cq_ex.status = cq->ex_wc.status;
+	return 0;
+}
+
+static int cq_ex_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct vcx_cq *cq = container_of(ibcq, struct vcx_cq, ibv_cq_ex);
+	int err;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	vcx_spin_lock(&cq->lock);
+	err = cq_ex_poll(cq);
+	if (err) {
+		/* No end_poll follows a failed start_poll. */
+		if (err != ENOENT)
+			update_cons_index(cq);
+		vcx_spin_unlock(&cq->lock);
+	}
+	return err;
+}
+
+static int cq_ex_next_poll(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_poll(container_of(ibcq, struct vcx_cq, ibv_cq_ex));
+}
+
+static void cq_ex_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct vcx_cq *cq = container_of(ibcq, struct vcx_cq, ibv_cq_ex);
+
+	update_cons_index(cq);
+	vcx_spin_unlock(&cq->lock);
+}
+
+static struct ibv_wc *cq_ex_wc(struct ibv_cq_ex *ibcq)
+{
+	return &container_of(ibcq, struct vcx_cq, ibv_cq_ex)->ex_wc;
+}
+
+static enum ibv_wc_opcode cq_ex_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->opcode;
+}
+
+static uint32_t cq_ex_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->vendor_err;
+}
+
+static uint32_t cq_ex_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->byte_len;
+}
+
+/*
+ * The CQE's imm_inval_pkey: the immediate as sent (network order) or, for a SEND_INV,
+ * the invalidated rkey in host order, which ibv_wc_read_invalidated_rkey() reads through
+ * this same call (ibv_wc's imm_data / invalidated_rkey union).
+ */
+static __be32 cq_ex_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->imm_data;
+}
+
+static uint32_t cq_ex_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->qp_num;
+}
+
+static uint32_t cq_ex_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->src_qp;
+}
+
+static unsigned int cq_ex_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->wc_flags;
+}
+
+static uint32_t cq_ex_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->slid;
+}
+
+static uint8_t cq_ex_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->sl;
+}
+
+static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return cq_ex_wc(ibcq)->dlid_path_bits;
+}
+
+/* What a CQE carries; timestamps, CVLAN, flow tag and tag matching it does not. */
+#define VCX_CQ_EX_WC_FLAGS						\
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM |	\
+	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |	\
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+static void cq_ex_set_ops(struct vcx_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *ex = &cq->ibv_cq_ex;
+
+	ex->start_poll = cq_ex_start_poll;
+	ex->next_poll = cq_ex_next_poll;
+	ex->end_poll = cq_ex_end_poll;
+	ex->read_opcode = cq_ex_read_opcode;
+	ex->read_vendor_err = cq_ex_read_vendor_err;
+	ex->read_wc_flags = cq_ex_read_wc_flags;
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		ex->read_byte_len = cq_ex_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		ex->read_imm_data = cq_ex_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		ex->read_qp_num = cq_ex_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		ex->read_src_qp = cq_ex_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		ex->read_slid = cq_ex_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		ex->read_sl = cq_ex_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		ex->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
+}
+
+static int ring_alloc(struct vcx_context *ctx, struct vcx_cq_ring *ring, uint32_t nent)
+{
+	uint32_t i;
+
+	ring->log_nent = ilog32(nent - 1);
+	if (vcx_buf_alloc(&ring->buf, (size_t)nent * VCX_CQE_SIZE, ctx->page_size))
+		return -1;
+	for (i = 0; i < nent; i++)
+		vcx_cqe_init((uint8_t *)ring->buf.buf + (size_t)i * VCX_CQE_SIZE);
+	return 0;
+}
+
+/* create_cq and create_cq_ex alike; attr_ex is NULL for the former. */
+static struct vcx_cq *create_cq(struct ibv_context *context, int cqe,
+				struct ibv_comp_channel *channel, int comp_vector,
+				struct ibv_cq_init_attr_ex *attr_ex)
 {
 	struct vcx_context *ctx = to_vcx_ctx(context);
 	struct vcx_create_cq_cmd_resp resp = {};
 	struct vcx_create_cq_cmd cmd = {};
+	bool single_threaded = ctx->single_threaded;
+	struct vcx_cq_ring ring;
 	struct vcx_cq *cq;
-	uint32_t nent, i;
 	int err;
 
 	if (cqe < 1 || (uint32_t)cqe >= ctx->max_cqe) {
 		errno = EINVAL;
 		return NULL;
 	}
-	nent = roundup_pow_of_two((uint32_t)cqe + 1);
+	if (attr_ex && (attr_ex->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS))
+		single_threaded |= !!(attr_ex->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
 
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	if (vcx_spinlock_init(&cq->lock, !ctx->single_threaded))
+	if (vcx_spinlock_init(&cq->lock, !single_threaded))
 		goto err_free;
-	cq->log_nent = ilog32(nent - 1);
-	if (vcx_buf_alloc(&cq->buf, (size_t)nent * VCX_CQE_SIZE, ctx->page_size))
+	if (ring_alloc(ctx, &ring, roundup_pow_of_two((uint32_t)cqe + 1)))
 		goto err_lock;
-	for (i = 0; i < nent; i++)
-		vcx_cqe_init(get_cqe(cq, i));
+	cq->buf = ring.buf;
+	cq->log_nent = ring.log_nent;
 	cq->dbrec = vcx_db_alloc(&ctx->db_pool);
 	if (!cq->dbrec)
 		goto err_buf;
@@ -371,15 +564,27 @@ struct ibv_cq *vcx_create_cq(struct ibv_context *context, int cqe,
 	cmd.drv_payload.buf_addr = (uintptr_t)cq->buf.buf;
 	cmd.drv_payload.db_addr = (uintptr_t)cq->dbrec;
 	cmd.drv_payload.cqe_size = VCX_CQE_SIZE;
-	err = ibv_cmd_create_cq(context, nent - 1, channel, comp_vector,
-				&cq->ibv_cq, &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp));
+	if (attr_ex) {
+		struct vcx_create_cq_ex_cmd cmd_ex = {};
+		struct vcx_create_cq_ex_cmd_resp resp_ex = {};
+		struct ibv_cq_init_attr_ex a = *attr_ex;
+
+		a.cqe = (1u << cq->log_nent) - 1;
+		cmd_ex.drv_payload = cmd.drv_payload;
+		err = ibv_cmd_create_cq_ex(context, &a, &cq->verbs_cq, &cmd_ex.ibv_cmd,
+					   sizeof(cmd_ex), &resp_ex.ibv_resp, sizeof(resp_ex), 0);
+		resp.drv_payload = resp_ex.drv_payload;
+	} else {
+		err = ibv_cmd_create_cq(context, (1 << cq->log_nent) - 1, channel, comp_vector,
+					&cq->ibv_cq, &cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+					sizeof(resp));
+	}
 	if (err) {
 		errno = err;
 		goto err_db;
 	}
 	cq->cqn = resp.drv_payload.cqn;
-	return &cq->ibv_cq;
+	return cq;
 
 err_db:
 	vcx_db_free(&ctx->db_pool, cq->dbrec);
@@ -390,6 +595,117 @@ err_lock:
 err_free:
 	free(cq);
 	return NULL;
+}
+
+struct ibv_cq *vcx_create_cq(struct ibv_context *context, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct vcx_cq *cq = create_cq(context, cqe, channel, comp_vector, NULL);
+
+	return cq ? &cq->ibv_cq : NULL;
+}
+
+struct ibv_cq_ex *vcx_create_cq_ex(struct ibv_context *context,
+				   struct ibv_cq_init_attr_ex *attr)
+{
+	struct vcx_cq *cq;
+
+	/* Unknown extensions are refused as libmlx5 refuses them (EINVAL) ... */
+	if (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     attr->flags & ~(uint64_t)(IBV_CREATE_CQ_ATTR_SINGLE_THREADED |
+				      IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* ... known features the device lacks with EOPNOTSUPP (cap cq_oi is 0). */
+	if (attr->wc_flags & ~(uint64_t)VCX_CQ_EX_WC_FLAGS ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = create_cq(context, attr->cqe, attr->channel, attr->comp_vector, attr);
+	if (!cq)
+		return NULL;
+	cq_ex_set_ops(cq, attr->wc_flags);
+	return &cq->ibv_cq_ex;
+}
+
+/*
+ * Resize (libmlx5 mlx5_resize_cq): a new ring, RESIZE_CQ with its address, then the CQEs
+ * not yet polled move over (mlx5_cq_resize_copy_cqes) unless a poller already met the
+ * resize CQE. The old ring is freed here in either case.
+ */
+static void copy_resize_cqes(struct vcx_cq *cq, struct vcx_cq_ring *to)
+{
+	uint32_t mask = (1u << to->log_nent) - 1;
+	uint32_t i;
+
+	udma_from_device_barrier();
+	for (i = cq->cons_index; i - cq->cons_index < (1u << cq->log_nent); i++) {
+		uint8_t *src = next_sw_cqe(cq, i);
+		uint8_t *dst;
+
+		if (!src)
+			break;
+		if (vcx_cqe_opcode(src) == VCX_CQE_RESIZE_CQ) {
+			cq->cons_index++;	/* step over the resize CQE */
+			return;
+		}
+		dst = (uint8_t *)to->buf.buf + (size_t)((i + 1) & mask) * VCX_CQE_SIZE;
+		memcpy(dst, src, VCX_CQE_SIZE);
+		dst[VCX_CQE_OP_OWN_BYTE] = (src[VCX_CQE_OP_OWN_BYTE] & ~1u) |
+					   vcx_cqe_owner_for(i + 1, to->log_nent);
+	}
+	verbs_err(verbs_get_ctx(cq->ibv_cq.context),
+		  "vcx: CQ 0x%x: no resize CQE after %u CQEs\n", cq->cqn, i - cq->cons_index);
+}
+
+int vcx_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct vcx_context *ctx = to_vcx_ctx(ibcq->context);
+	struct vcx_cq *cq = to_vcx_cq(ibcq);
+	struct ib_uverbs_resize_cq_resp resp = {};
+	struct vcx_resize_cq_cmd cmd = {};
+	struct vcx_cq_ring ring;
+	uint32_t nent;
+	int err;
+
+	if (cqe < 1 || (uint32_t)cqe >= ctx->max_cqe)
+		return EINVAL;
+	nent = roundup_pow_of_two((uint32_t)cqe + 1);
+	if (nent == (uint32_t)ibcq->cqe + 1)
+		return 0;
+	if (ring_alloc(ctx, &ring, nent))
+		return errno ? errno : ENOMEM;
+
+	vcx_spin_lock(&cq->lock);
+	if (cq->resize) {
+		/* Another thread is resizing this CQ. */
+		vcx_spin_unlock(&cq->lock);
+		vcx_buf_free(&ring.buf);
+		return EBUSY;
+	}
+	cq->resize = &ring;
+	cq->resize_switched = false;
+	vcx_spin_unlock(&cq->lock);
+
+	cmd.drv_payload.buf_addr = (uintptr_t)ring.buf.buf;
+	cmd.drv_payload.cqe_size = VCX_CQE_SIZE;
+	err = ibv_cmd_resize_cq(ibcq, nent - 1, &cmd.ibv_cmd, sizeof(cmd), &resp, sizeof(resp));
+
+	vcx_spin_lock(&cq->lock);
+	if (!err && !cq->resize_switched) {
+		copy_resize_cqes(cq, &ring);
+		swap_ring(cq, &ring);
+	}
+	/* A failed command wrote no resize CQE, so no poller switched. */
+	cq->resize = NULL;
+	vcx_spin_unlock(&cq->lock);
+	/* ring now holds the ring the CQ no longer uses. */
+	vcx_buf_free(&ring.buf);
+	return err;
 }
 
 int vcx_destroy_cq(struct ibv_cq *ibcq)

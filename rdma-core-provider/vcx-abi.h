@@ -16,6 +16,7 @@
 #define _STRUCT_vcx_alloc_pd_resp	struct {}
 #define _STRUCT_vcx_create_cq_req	struct {}
 #define _STRUCT_vcx_create_cq_resp	struct {}
+#define _STRUCT_vcx_resize_cq_req	struct {}
 #define _STRUCT_vcx_create_qp_req	struct {}
 #define _STRUCT_vcx_create_qp_resp	struct {}
 #define _STRUCT_vcx_create_srq_req	struct {}
@@ -27,6 +28,9 @@ DECLARE_DRV_CMD(vcx_alloc_ucontext_cmd, IB_USER_VERBS_CMD_GET_CONTEXT,
 DECLARE_DRV_CMD(vcx_alloc_pd_cmd, IB_USER_VERBS_CMD_ALLOC_PD, empty, vcx_alloc_pd_resp);
 DECLARE_DRV_CMD(vcx_create_cq_cmd, IB_USER_VERBS_CMD_CREATE_CQ, vcx_create_cq_req,
 		vcx_create_cq_resp);
+DECLARE_DRV_CMD(vcx_create_cq_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_CQ, vcx_create_cq_req,
+		vcx_create_cq_resp);
+DECLARE_DRV_CMD(vcx_resize_cq_cmd, IB_USER_VERBS_CMD_RESIZE_CQ, vcx_resize_cq_req, empty);
 DECLARE_DRV_CMD(vcx_create_qp_cmd, IB_USER_VERBS_CMD_CREATE_QP, vcx_create_qp_req,
 		vcx_create_qp_resp);
 /* The same udata behind the extended command (create_qp_ex with create flags). */

@@ -43,6 +43,8 @@ static const struct verbs_context_ops vcx_ctx_ops = {
 	.destroy_ah = vcx_destroy_ah,
 
 	.create_cq = vcx_create_cq,
+	.create_cq_ex = vcx_create_cq_ex,
+	.resize_cq = vcx_resize_cq,
 	.poll_cq = vcx_poll_cq,
 	.req_notify_cq = vcx_req_notify_cq,
 	.cq_event = vcx_cq_event,

@@ -99,15 +99,30 @@ struct vcx_pd {
 	uint32_t pdn;
 };
 
+/* A CQE ring: 2^log_nent CQEs of 64 bytes. */
+struct vcx_cq_ring {
+	struct vcx_buf buf;
+	uint32_t log_nent;
+};
+
 struct vcx_cq {
-	struct ibv_cq ibv_cq;
+	union {				/* ibv_create_cq or ibv_create_cq_ex */
+		struct ibv_cq ibv_cq;
+		struct ibv_cq_ex ibv_cq_ex;
+		struct verbs_cq verbs_cq;
+	};
 	struct vcx_spinlock lock;
-	struct vcx_buf buf;		/* 2^log_nent CQEs of 64 bytes */
+	struct vcx_buf buf;		/* the ring polled: 2^log_nent CQEs of 64 bytes */
 	uint32_t log_nent;
 	uint32_t cqn;
 	uint32_t cons_index;		/* CQEs consumed, free running */
 	uint32_t arm_sn;		/* arm sequence number, bumped per completion event */
 	__be32 *dbrec;			/* [0] set_ci, [1] arm word */
+	/* resize: the new ring while the command runs; a poller may switch to it */
+	struct vcx_cq_ring *resize;
+	bool resize_switched;
+	/* ibv_cq_ex: the completion start_poll/next_poll decoded, for the read_* calls */
+	struct ibv_wc ex_wc;
 };
 
 struct vcx_wq {
@@ -238,6 +253,9 @@ int vcx_destroy_ah(struct ibv_ah *ah);
 /* cq.c */
 struct ibv_cq *vcx_create_cq(struct ibv_context *context, int cqe,
 			     struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *vcx_create_cq_ex(struct ibv_context *context,
+				   struct ibv_cq_init_attr_ex *attr);
+int vcx_resize_cq(struct ibv_cq *cq, int cqe);
 int vcx_destroy_cq(struct ibv_cq *cq);
 int vcx_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int vcx_req_notify_cq(struct ibv_cq *cq, int solicited_only);

@@ -31,6 +31,19 @@
  *                 CREATE_CQ with log_cq_size n, cqe_sz 0 (64 B), uar_page = UAR 0 of the
  *                 context, c_eqn from comp_vector and dbr_addr = the DMA address of db_addr.
  *                 resp.cqn is the CQ number.
+ * resize_cq       The library allocates a new ring like create_cq's (2^m CQEs, every
+ *                 CQE INVALID / owner 0; the core "cqe" is 2^m - 1) and sends its address.
+ *                 The kernel pins it and issues MODIFY_CQ op_mod 1 (resize: log_cq_size m,
+ *                 log_page_size 0, page_offset 0, PAS of the new ring; cqe_sz unchanged).
+ *                 The device writes a RESIZE_CQ CQE (opcode 5) into the old ring at its
+ *                 producer position and produces into the new ring from there on, the
+ *                 counter running on (CQE n at entry n & (2^m - 1)). When the command
+ *                 succeeds the library copies the CQEs it has not polled from old entry i
+ *                 to new entry i + 1 (owner bit of i + 1 in the new size) up to the resize
+ *                 CQE, then advances its consumer counter by one (libmlx5
+ *                 mlx5_cq_resize_copy_cqes). Refused sizes: EINVAL (also when the CQEs
+ *                 not yet consumed, plus the resize CQE, do not fit the new ring). The
+ *                 doorbell record stays.
  * create_qp       One buffer holds the RQ (at offset 0, rq_wqe_count WQEs of
  *                 2^rq_wqe_shift bytes) followed by the SQ (sq_wqe_count WQEBBs of 64 bytes);
  *                 the total is rounded up to the page size. db_addr is the 8-byte QP
@@ -152,6 +165,15 @@ struct vcx_create_cq_req {
 struct vcx_create_cq_resp {
 	uint32_t cqn;			/* PRM CQ number (the UAR arm doorbell names it) */
 	uint32_t reserved;
+};
+
+/* ---------------------------------------------------------------------------------------
+ * resize_cq (IB_USER_VERBS_CMD_RESIZE_CQ), as mlx5's struct mlx5_ib_resize_cq
+ */
+struct vcx_resize_cq_req {
+	uint64_t buf_addr;		/* new CQE ring, page aligned, (cqe + 1) * cqe_size bytes */
+	uint32_t cqe_size;		/* 64: the CQ's CQE size (it cannot change), else EINVAL */
+	uint32_t reserved;		/* 0, else EINVAL */
 };
 
 /* ---------------------------------------------------------------------------------------

@@ -95,13 +95,20 @@
 #define VCX_MODIFY_CQ_IN_CQN		VCX_FLD(0x48, 24)
 #define VCX_MODIFY_CQ_IN_FIELD_SELECT	VCX_FLD(0x60, 32)
 #define VCX_MODIFY_CQ_IN_CQC_AT		0x10u
-#define VCX_MODIFY_CQ_IN_LEN		0x110u
+#define VCX_MODIFY_CQ_IN_UMEM_VALID	VCX_FLD(0x2e0, 1)
+#define VCX_MODIFY_CQ_IN_PAS_AT		0x110u	/* resize: PAS of the new ring */
+#define VCX_MODIFY_CQ_IN_LEN		0x110u	/* plus 8 bytes per PAS entry (resize) */
 #define VCX_MODIFY_CQ_OP_MOD_MODIFY	0x0
 #define VCX_MODIFY_CQ_OP_MOD_RESIZE	0x1
+/* modify_field_select (op_mod 0) */
 #define VCX_CQ_MODIFY_PERIOD		(1u << 0)
 #define VCX_CQ_MODIFY_COUNT		(1u << 1)
 #define VCX_CQ_MODIFY_OVERRUN		(1u << 2)
 #define VCX_CQ_MODIFY_PERIOD_MODE	(1u << 4)
+/* resize_field_select (op_mod 1): the same dword, other meanings */
+#define VCX_CQ_RESIZE_LOG_SIZE		(1u << 0)
+#define VCX_CQ_RESIZE_PAGE_OFFSET	(1u << 1)
+#define VCX_CQ_RESIZE_LOG_PAGE_SIZE	(1u << 2)
 
 #define VCX_CQC_SIZE			0x40u
 #define VCX_CQC_STATUS			VCX_FLD(0x000, 4)

@@ -1,10 +1,12 @@
 #!/bin/bash
 # rdma-core 56.1's own pyverbs tests on vcx_0 (RoCE v2 GID): devices, PDs, MRs, CQs and
-# CQ events, QPs (RC/UC/UD traffic), extended QPs (ibv_wr_* API), SRQs and atomics.
+# CQ events, CQ resize, extended CQs (ibv_create_cq_ex), QPs (RC/UC/UD traffic), extended
+# QPs (ibv_wr_* API), SRQs and atomics.
 # Features the device does not have are skipped by the suite itself (XRC, MWs, flush,
 # atomic write, ...); any error or failure fails the test. Skips are listed with their
 # reasons. The cases of what vcx implements (extended QPs through create_qp_ex and
-# ibv_wr_*, rereg MR) must run and pass: a skip of one of them fails the test.
+# ibv_wr_*, rereg MR, resize CQ, extended CQs) must run and pass: a skip of one of them
+# fails the test.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 
@@ -13,7 +15,7 @@ gid=$(vcx_roce_v2_gid) || fail "no RoCE v2 GID on $VCX_IBDEV"
 cd /opt/rdma-core/tests || fail "no rdma-core tests in the guest"
 rc=0
 timeout 750 python3 run_tests.py --dev $VCX_IBDEV --gid "$gid" -v test_device test_pd \
-	test_mr test_cq test_cq_events test_qp test_qpex test_srq test_atomic \
+	test_mr test_cq test_cq_events test_cqex test_qp test_qpex test_srq test_atomic \
 	>/tmp/pyverbs.out 2>&1 || rc=$?
 grep -E ' \.\.\. (ok|ERROR|FAIL|skipped)|^Ran|^OK|^FAILED' /tmp/pyverbs.out
 if [ $rc -ne 0 ] || ! grep -q '^OK' /tmp/pyverbs.out; then
@@ -39,7 +41,9 @@ for t in test_qp_ex_rc_send test_qp_ex_rc_send_imm test_qp_ex_ud_send \
 	test_create_rc_qp_ex_with_attr test_create_uc_qp_ex_with_attr \
 	test_create_ud_qp_ex_with_attr \
 	test_mr_rereg_access test_mr_rereg_access_bad_flow test_mr_rereg_addr \
-	test_mr_rereg_atomic test_mr_rereg_pd; do
+	test_mr_rereg_atomic test_mr_rereg_pd \
+	test_resize_cq test_create_cq_ex test_create_cq_ex_bad_flow test_rc_traffic_cq_ex \
+	test_ud_traffic_cq_ex; do
 	r=$(pyverbs_result $t)
 	if [ "$r" != ok ]; then
 		grep -F -A3 "$t (" /tmp/pyverbs.out >&2

@@ -12,6 +12,8 @@
  *     port's RoCE v2 link-local GID. The device must offer memory management extensions.
  *  3. Every QP sends "msgs" messages to its peer; every receive lands in the SRQ and its
  *     payload is checked byte by byte (sender, sequence number, pattern, length, QP).
+ *  3a. A second round while every CQ is resized (ib_resize_cq: grown, then shrunk back);
+ *     every message must arrive once, intact.
  *  3b. FRWR: two pages registered with ib_alloc_mr(IB_MR_TYPE_MEM_REG) + ib_map_mr_sg and
  *     an IB_WR_REG_MR (new key byte), used as the source of an RDMA WRITE into its own
  *     second page through the rkey and of a SEND into the SRQ through the lkey (checked
@@ -650,6 +652,47 @@ static int ulp_run(struct ulp *u)
 	}
 	pr_info(ULP ": %d messages of %d bytes from %d QPs through one SRQ, payload checked\n",
 		sent, MSG_SIZE, NQP);
+
+	/*
+	 * Step 3a: a second round with every kernel CQ resized twice while completions are
+	 * in flight (grown, then shrunk back): each completion must arrive exactly once,
+	 * intact, whether the poller or vcx_resize_cq moves the CQ to its new ring.
+	 */
+	for (seq = 0; seq < msgs; seq++) {
+		if (seq == msgs / 3 || seq == 2 * msgs / 3) {
+			int cqe = (seq == msgs / 3 ? 4 : 2) * (NRECV + RNR_MSGS);
+
+			for (i = 0; i < u->ncq; i++) {
+				err = ib_resize_cq(u->cqs[i], cqe);
+				if (err || u->cqs[i]->cqe < cqe) {
+					ulp_fail(u, "ib_resize_cq %d to %d: %d (cqe %d)", i, cqe,
+						 err, u->cqs[i]->cqe);
+					return err ? err : -EINVAL;
+				}
+			}
+		}
+		for (i = 0; i < NQP; i++) {
+			err = ulp_send(u, i, seq);
+			if (err) {
+				ulp_fail(u, "ib_post_send QP %d seq %d (resize round): %d", i, seq,
+					 err);
+				return err;
+			}
+		}
+	}
+	sent += NQP * msgs;
+	if (!ulp_wait(u, &u->recv_ok, sent) || !ulp_wait(u, &u->send_ok, sent)) {
+		ulp_fail(u, "resize round: %d/%d received, %d/%d sent",
+			 atomic_read(&u->recv_ok), sent, atomic_read(&u->send_ok), sent);
+		return -ETIMEDOUT;
+	}
+	if (atomic_read(&u->recv_ok) != sent || atomic_read(&u->send_ok) != sent) {
+		ulp_fail(u, "resize round: %d receive and %d send completions for %d messages",
+			 atomic_read(&u->recv_ok), atomic_read(&u->send_ok), sent);
+		return -EIO;
+	}
+	pr_info(ULP ": %d more messages with the %d CQs resized to %d and back to %d CQEs "
+		"in flight\n", NQP * msgs, u->ncq, 4 * (NRECV + RNR_MSGS), u->cqs[0]->cqe);
 
 	/* Step 3b: fast registration; its SEND lands in the SRQ like the others. */
 	err = ulp_frwr(u, sent);

@@ -32,13 +32,15 @@ def caps(v):
     got = {n: get(c, P["VCX_CAP_GEN_" + n]) for n in (
         "LOG_MAX_PD", "LOG_MAX_MKEY", "LOG_MAX_CQ", "LOG_MAX_CQ_SZ", "LOG_MAX_QP",
         "LOG_MAX_QP_SZ", "LOG_MAX_SRQ", "LOG_MAX_SRQ_SZ", "LOG_MAX_RMP", "LOG_MAX_MSG",
-        "LOG_MAX_MRW_SZ", "MAX_WQE_SZ_SQ", "MAX_WQE_SZ_RQ", "RC", "UC", "UD", "XRC", "ATOMIC", "CQE_VERSION")}
+        "LOG_MAX_MRW_SZ", "MAX_WQE_SZ_SQ", "MAX_WQE_SZ_RQ", "RC", "UC", "UD", "XRC", "ATOMIC",
+        "CQE_VERSION", "CQ_RESIZE")}
     t.eq(got, {"LOG_MAX_PD": 16, "LOG_MAX_MKEY": 16, "LOG_MAX_CQ": 12, "LOG_MAX_CQ_SZ": 22,
                "LOG_MAX_QP": 12, "LOG_MAX_QP_SZ": 15, "LOG_MAX_SRQ": 12,
                "LOG_MAX_SRQ_SZ": 15, "LOG_MAX_RMP": 12, "LOG_MAX_MSG": 30,
-               "LOG_MAX_MRW_SZ": 64, "MAX_WQE_SZ_SQ": 1024, "MAX_WQE_SZ_RQ": 512, "RC": 1, "UC": 1, "UD": 1,
-               "XRC": 0, "ATOMIC": 1, "CQE_VERSION": 0},
-         "QUERY_HCA_CAP cur: object limits, transport bits, atomic 1, cqe_version 0")
+               "LOG_MAX_MRW_SZ": 64, "MAX_WQE_SZ_SQ": 1024, "MAX_WQE_SZ_RQ": 512, "RC": 1,
+               "UC": 1, "UD": 1, "XRC": 0, "ATOMIC": 1, "CQE_VERSION": 0, "CQ_RESIZE": 1},
+         "QUERY_HCA_CAP cur: object limits, transport bits, atomic 1, cqe_version 0, "
+         "cq_resize 1")
 
 
 def pd_tests(v):
@@ -151,8 +153,11 @@ def cq_tests(v):
           get(q.out, P["VCX_CQC_CQ_MAX_COUNT"], 0x10)), (0, 16, 8),
          "MODIFY_CQ period and count: recorded")
     check(v.cmd("MODIFY_CQ", op_mod=1, in_len=0x110,
-                fields=[(P["VCX_MODIFY_CQ_IN_CQN"], cq.cqn)]), BAD_PARAM, synd("MODIFY_CQ", 14),
-          "MODIFY_CQ resize: BAD_PARAM")
+                fields=[(P["VCX_MODIFY_CQ_IN_CQN"], cq.cqn),
+                        (P["VCX_MODIFY_CQ_IN_FIELD_SELECT"], 8)]),
+          BAD_PARAM, synd("MODIFY_CQ", 15),
+          "MODIFY_CQ resize with resize_field_select bit 3: BAD_PARAM (more in "
+          "test_verbs_cq_resize)")
     check(v.cmd("MODIFY_CQ", in_len=0x110, fields=[(P["VCX_MODIFY_CQ_IN_CQN"], cq.cqn),
                                                    (sel, 1 << 3)]),
           BAD_PARAM, synd("MODIFY_CQ", 15), "MODIFY_CQ field_select bit 3: BAD_PARAM")

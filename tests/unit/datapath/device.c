@@ -118,6 +118,30 @@ static void write_cqe(struct dev_cq *cq, const struct cqe_info *in)
 	cq->pi++;
 }
 
+/*
+ * MODIFY_CQ resize as the device does it: refuse when the CQEs software has not consumed
+ * plus the resize CQE do not fit the new ring (or the old ring has no room for the resize
+ * CQE); else write RESIZE_CQ (opcode 5, all other bytes 0) at the producer position of
+ * the old ring and go on in the new ring with the same counter.
+ */
+int dev_resize_cq(struct dev_cq *cq, uint8_t *buf, uint32_t log_nent)
+{
+	uint32_t ci = dbrec_word(cq->dbrec, 0) & VCX_CQ_CI_MASK;
+	uint32_t outstanding = (cq->pi - ci) & VCX_CQ_CI_MASK;
+	uint8_t *cqe = cq->buf + (cq->pi & ((1u << cq->log_nent) - 1)) * VCX_CQE_SIZE;
+
+	if (outstanding >= (1u << log_nent) || outstanding >= (1u << cq->log_nent))
+		return EINVAL;
+	memset(cqe, 0, VCX_CQE_SIZE - 1);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	cqe[VCX_CQE_OP_OWN_BYTE] = vcx_cqe_make_op_own(VCX_CQE_RESIZE_CQ, VCX_CQE_FORMAT_NORMAL,
+						       0, vcx_cqe_owner_for(cq->pi, cq->log_nent));
+	cq->pi++;
+	cq->buf = buf;
+	cq->log_nent = log_nent;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------------------------
  * Gather / scatter
  */

@@ -136,26 +136,28 @@ int ibv_cmd_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
-int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_channel *channel,
-		      int comp_vector, struct ibv_cq *cq, struct ibv_create_cq *cmd,
-		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp, size_t resp_size)
+static bool ring_initialised(uint64_t addr, uint32_t nent)
 {
-	struct vcx_create_cq_cmd *c = (struct vcx_create_cq_cmd *)cmd;
-	struct vcx_create_cq_cmd_resp *r = (struct vcx_create_cq_cmd_resp *)resp;
+	uint32_t i;
+
+	for (i = 0; i < nent; i++)
+		if (((const uint8_t *)(uintptr_t)addr)[i * 64 + VCX_CQE_OP_OWN_BYTE] != 0xf0)
+			return false;
+	return true;
+}
+
+/* create_cq and create_cq_ex: the same udata and CREATE_CQ. */
+static int fk_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_channel *channel,
+			const struct vcx_create_cq_req *q, struct ibv_cq *cq, uint32_t *cqn)
+{
 	uint32_t nent = cqe + 1, i;
 	struct dev_cq *dcq = NULL;
 
-	if (cmd_size < sizeof(*c) || resp_size < sizeof(*r))
-		return reject("short create_cq udata");
-	if (!pow2(nent) || c->drv_payload.cqe_size != VCX_CQE_SIZE || c->drv_payload.flags ||
-	    c->drv_payload.buf_addr % PAGE || c->drv_payload.db_addr % 8)
+	if (!pow2(nent) || q->cqe_size != VCX_CQE_SIZE || q->flags || q->buf_addr % PAGE ||
+	    q->db_addr % 8)
 		return reject("bad create_cq request");
-	for (i = 0; i < nent; i++) {
-		const uint8_t *e = (const uint8_t *)(uintptr_t)c->drv_payload.buf_addr + i * 64;
-
-		if (e[VCX_CQE_OP_OWN_BYTE] != 0xf0)
-			return reject("CQE not initialised to INVALID/owner 0");
-	}
+	if (!ring_initialised(q->buf_addr, nent))
+		return reject("CQE not initialised to INVALID/owner 0");
 	for (i = 0; i < DEV_MAX_OBJ && !dcq; i++)
 		if (!dev.cq[i].valid)
 			dcq = &dev.cq[i];
@@ -164,14 +166,71 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_chan
 	memset(dcq, 0, sizeof(*dcq));
 	dcq->valid = true;
 	dcq->cqn = next_cqn++;
-	dcq->buf = (uint8_t *)(uintptr_t)c->drv_payload.buf_addr;
+	dcq->buf = (uint8_t *)(uintptr_t)q->buf_addr;
 	dcq->log_nent = __builtin_ctz(nent);
-	dcq->dbrec = (volatile uint32_t *)(uintptr_t)c->drv_payload.db_addr;
+	dcq->dbrec = (volatile uint32_t *)(uintptr_t)q->db_addr;
 
 	cq->context = context;
 	cq->channel = channel;
 	cq->cqe = nent - 1;
-	r->drv_payload.cqn = dcq->cqn;
+	*cqn = dcq->cqn;
+	return 0;
+}
+
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_channel *channel,
+		      int comp_vector, struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp, size_t resp_size)
+{
+	struct vcx_create_cq_cmd *c = (struct vcx_create_cq_cmd *)cmd;
+	struct vcx_create_cq_cmd_resp *r = (struct vcx_create_cq_cmd_resp *)resp;
+
+	if (cmd_size < sizeof(*c) || resp_size < sizeof(*r))
+		return reject("short create_cq udata");
+	return fk_create_cq(context, cqe, channel, &c->drv_payload, cq, &r->drv_payload.cqn);
+}
+
+int ibv_cmd_create_cq_ex(struct ibv_context *context, const struct ibv_cq_init_attr_ex *attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd, size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp, size_t resp_size,
+			 uint32_t cmd_flags)
+{
+	struct vcx_create_cq_ex_cmd *c = (struct vcx_create_cq_ex_cmd *)cmd;
+	struct vcx_create_cq_ex_cmd_resp *r = (struct vcx_create_cq_ex_cmd_resp *)resp;
+
+	if (cmd_size < sizeof(*c) || resp_size < sizeof(*r))
+		return reject("short create_cq_ex udata");
+	/* The kernel sees only flags it has uverbs bits for; vcx.ko supports none. */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN))
+		return EOPNOTSUPP;
+	return fk_create_cq(context, attr->cqe, attr->channel, &c->drv_payload, &cq->cq,
+			    &r->drv_payload.cqn);
+}
+
+void (*fk_after_resize)(struct ibv_cq *cq);
+
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size)
+{
+	struct vcx_resize_cq_cmd *c = (struct vcx_resize_cq_cmd *)cmd;
+	const struct vcx_resize_cq_req *q = &c->drv_payload;
+	struct dev_cq *dcq = dev_cq(((struct vcx_cq *)cq)->cqn);
+	uint32_t nent = cqe + 1;
+	int err;
+
+	if (cmd_size < sizeof(*c) || resp_size < sizeof(*resp))
+		return reject("short resize_cq udata");
+	if (!pow2(nent) || q->cqe_size != VCX_CQE_SIZE || q->reserved || q->buf_addr % PAGE)
+		return reject("bad resize_cq request");
+	if (!ring_initialised(q->buf_addr, nent))
+		return reject("new ring not initialised to INVALID/owner 0");
+	err = dev_resize_cq(dcq, (uint8_t *)(uintptr_t)q->buf_addr, __builtin_ctz(nent));
+	if (err)
+		return err;
+	cq->cqe = nent - 1;
+	resp->cqe = nent - 1;
+	if (fk_after_resize)
+		fk_after_resize(cq);
 	return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct ibv_cq;
+
 #define DEV_MAX_OBJ	16
 
 struct dev_cq {
@@ -76,6 +78,10 @@ struct dev_cq *dev_cq(uint32_t cqn);
 struct dev_srq *dev_srq(uint32_t srqn);
 void dev_protocol_error(const char *fmt, ...);
 
+/* MODIFY_CQ op_mod 1: the resize CQE into the old ring, then the new ring; 0 or EINVAL. */
+int dev_resize_cq(struct dev_cq *cq, uint8_t *buf, uint32_t log_nent);
+/* Called by the fake kernel right after a successful resize, before it returns. */
+extern void (*fk_after_resize)(struct ibv_cq *cq);
 /* Execute every WQE software has published; returns how many ran. */
 int dev_run(void);
 /* Move a QP to error: flush every outstanding SQ and RQ WQE with a flush CQE. */

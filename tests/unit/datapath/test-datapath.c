@@ -3,11 +3,15 @@
  * The provider's data path end to end against a model of the kernel (fake-uverbs.c) and
  * of the device (device.c): context setup and UAR mapping, CQ/QP/SRQ/AH creation with the
  * vcx udata, post_send for every opcode, post_recv, post_srq_recv, poll_cq across ring
- * wraps, error and flush completions, CQ arming, QP destroy with CQEs pending. Everything
+ * wraps, error and flush completions, CQ arming, QP destroy with CQEs pending, resize_cq
+ * (copy and poller-switch paths), the extended CQ's start/next/end_poll and read_* calls
+ * against poll_cq. Everything
  * goes through the provider's verbs ops table, as libibverbs would call it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -621,6 +625,344 @@ static void test_threads(void)
 	OPS->destroy_cq(cq);
 }
 
+/* ---------------------------------------------------------------------------------------
+ * CQ resize and the extended CQ
+ */
+
+static struct ibv_send_wr send_wr(uint64_t wr_id, enum ibv_wr_opcode op, struct ibv_sge *sge)
+{
+	return (struct ibv_send_wr){ .wr_id = wr_id, .sg_list = sge, .num_sge = 1, .opcode = op,
+				     .send_flags = IBV_SEND_SIGNALED,
+				     .imm_data = htobe32(0x51000000 | (uint32_t)wr_id) };
+}
+
+/* n SEND_WITH_IMMs a -> b, wr_ids first.., b's receive wr_ids 1000 + first.. */
+static int send_imms(struct ibv_qp *a, struct ibv_qp *b, uint64_t first, int n)
+{
+	struct ibv_sge sge = { (uintptr_t)mem, 24, LKEY };
+	int i, ok = 1;
+
+	for (i = 0; i < n; i++) {
+		struct ibv_send_wr wr = send_wr(first + i, IBV_WR_SEND_WITH_IMM, &sge);
+
+		ok &= post_recv(b, 1000 + first + i, mem + 4096 + 64 * i, 64) == 0;
+		ok &= post_one(a, &wr) == 0;
+	}
+	dev.many_doorbells = true;
+	ok &= dev_run() == n;
+	dev.many_doorbells = false;
+	return ok;
+}
+
+/* Poll exactly the given wr_ids in order (requester or responder with imm), then empty. */
+static int expect_wr_ids(struct ibv_cq *cq, uint64_t first, int n, bool responder)
+{
+	struct ibv_wc wc;
+	int i, ok = 1;
+
+	for (i = 0; i < n; i++) {
+		ok &= poll1(cq, &wc) == 1 && wc.status == IBV_WC_SUCCESS &&
+		      wc.wr_id == (responder ? 1000 : 0) + first + i;
+		if (responder)
+			ok &= wc.opcode == IBV_WC_RECV && wc.byte_len == 24 &&
+			      (wc.wc_flags & IBV_WC_WITH_IMM) &&
+			      wc.imm_data == htobe32(0x51000000 | (uint32_t)(first + i));
+	}
+	return ok && poll1(cq, &wc) == 0;
+}
+
+static struct ibv_cq *hook_cq;
+static struct ibv_wc hook_wc[16];
+static int hook_polled;
+
+/* Another thread polls while the resize command runs (CQ lock free during the syscall). */
+static void poll_during_resize(struct ibv_cq *cq)
+{
+	if (cq == hook_cq)
+		hook_polled = OPS->poll_cq(cq, 16, hook_wc);
+}
+
+static void test_resize(void)
+{
+	struct ibv_cq *scq = make_cq(3), *rcq = make_cq(31);
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, scq, scq, NULL, 64, 0);
+	struct ibv_qp *b = make_qp(IBV_QPT_RC, rcq, rcq, NULL, 16, 64);
+	struct vcx_cq *vs = to_vcx_cq(scq), *vr = to_vcx_cq(rcq);
+	struct dev_cq *ds;
+	void *old_ring;
+	struct ibv_wc wc;
+	int ok = 1, i;
+
+	if (!tap_ok(scq && rcq && a && b && OPS->resize_cq, "resize: CQs, QPs, resize_cq op"))
+		return;
+	connect(a, b);
+	ds = dev_cq(vs->cqn);
+
+	/* Copy path: 3 CQEs in a 4-entry ring, one polled, grow to 8 entries. */
+	send_imms(a, b, 1, 3);
+	tap_ok(poll1(scq, &wc) == 1 && wc.wr_id == 1, "resize: first requester CQE polled");
+	old_ring = vs->buf.buf;
+	tap_ok(OPS->resize_cq(scq, 7) == 0 && scq->cqe == 7 && vs->log_nent == 3 &&
+	       vs->buf.buf != old_ring && ds->buf == vs->buf.buf,
+	       "resize 4 -> 8 with 2 CQEs outstanding: cqe 7, the library and the device on the "
+	       "new ring");
+	tap_ok(vs->cons_index == 2 && ds->pi == 4,
+	       "the consumer stepped over the resize CQE: consumer 2 (1 polled + 1), producer 4");
+	tap_ok(expect_wr_ids(scq, 2, 2, false), "the 2 unpolled CQEs come from the new ring, once");
+	for (i = 0; i < 3; i++) {
+		ok &= send_imms(a, b, 4 + 5 * i, 5);
+		ok &= expect_wr_ids(scq, 4 + 5 * i, 5, false);
+	}
+	tap_ok(ok, "15 more completions across two wraps of the 8-entry ring: in order, none "
+	       "lost or duplicated");
+
+	/* Shrink a responder CQ with payload-bearing CQEs outstanding. */
+	tap_ok(expect_wr_ids(rcq, 1, 18, true), "18 responder CQEs: wr_id, byte_len, immediate");
+	send_imms(a, b, 30, 3);
+	expect_wr_ids(scq, 30, 3, false);
+	tap_ok(OPS->resize_cq(rcq, 3) == 0 && rcq->cqe == 3 && vr->log_nent == 2,
+	       "rcq shrinks 32 -> 4 with 3 CQEs outstanding");
+	tap_ok(expect_wr_ids(rcq, 30, 3, true),
+	       "copied responder CQEs keep wr_id, byte_len, immediate and flags");
+
+	/* Refused sizes leave the CQ as it was. */
+	send_imms(a, b, 40, 3);
+	old_ring = vr->buf.buf;
+	tap_ok(OPS->resize_cq(rcq, 1) == EINVAL && rcq->cqe == 3 && vr->buf.buf == old_ring,
+	       "resize to 2 entries with 3 CQEs outstanding: EINVAL, CQ unchanged");
+	tap_ok(OPS->resize_cq(rcq, 0) == EINVAL && OPS->resize_cq(rcq, 1 << 16) == EINVAL,
+	       "resize to 0 or max_cqe: EINVAL before any command");
+	i = dev_cq(vr->cqn)->pi;
+	tap_ok(OPS->resize_cq(rcq, 2) == 0 && dev_cq(vr->cqn)->pi == (uint32_t)i,
+	       "resize to the current size: nothing to do, no resize CQE");
+	tap_ok(expect_wr_ids(rcq, 40, 3, true), "the 3 CQEs still poll after the refusals");
+	expect_wr_ids(scq, 40, 3, false);
+
+	/* Switch path: a poller meets the resize CQE before the library copies. */
+	send_imms(a, b, 50, 3);
+	hook_cq = scq;
+	fk_after_resize = poll_during_resize;
+	tap_ok(OPS->resize_cq(scq, 15) == 0 && hook_polled == 3 && scq->cqe == 15 &&
+	       vs->log_nent == 4, "a poll during the resize returns the 3 CQEs of the old ring");
+	fk_after_resize = NULL;
+	hook_cq = NULL;
+	ok = 1;
+	for (i = 0; i < 3; i++)
+		ok &= hook_wc[i].wr_id == (uint64_t)(50 + i) && hook_wc[i].status == IBV_WC_SUCCESS;
+	tap_ok(ok && vs->cons_index == ds->pi && hook_polled == 3, "... in order; it stepped over the resize CQE "
+	       "and moved to the new ring itself (consumer = producer)");
+	ok = expect_wr_ids(rcq, 50, 3, true);
+	for (i = 0; i < 4; i++) {
+		ok &= send_imms(a, b, 60 + 3 * i, 3);
+		ok &= expect_wr_ids(scq, 60 + 3 * i, 3, false);
+		ok &= expect_wr_ids(rcq, 60 + 3 * i, 3, true);
+	}
+	tap_ok(ok, "nothing copied twice: the next 12 completions in order on both CQs");
+
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_cq(scq);
+	OPS->destroy_cq(rcq);
+}
+
+/* Three operations a -> b whose receives land in b's SRQ: SEND_IMM, WRITE_IMM, SEND_INV. */
+static int three_ops(struct ibv_qp *a, struct ibv_srq *srq)
+{
+	struct ibv_sge sge = { (uintptr_t)mem, 24, LKEY };
+	struct ibv_send_wr w1 = send_wr(1, IBV_WR_SEND_WITH_IMM, &sge);
+	struct ibv_send_wr w2 = send_wr(2, IBV_WR_RDMA_WRITE_WITH_IMM, &sge);
+	struct ibv_send_wr w3 = send_wr(3, IBV_WR_SEND_WITH_INV, &sge);
+	int i, ok = 1;
+
+	memcpy(mem, "extended CQ payload 24 b", 24);
+	w2.wr.rdma.remote_addr = (uintptr_t)(mem + 8192);
+	w2.wr.rdma.rkey = RKEY;
+	w3.invalidate_rkey = 0xbeef02;
+	for (i = 0; i < 3; i++)
+		ok &= post_srq(srq, 500 + i, mem + 4096 + 64 * i, 64) == 0;
+	ok &= post_one(a, &w1) == 0 && post_one(a, &w2) == 0 && post_one(a, &w3) == 0;
+	dev.many_doorbells = true;
+	ok &= dev_run() == 3;
+	dev.many_doorbells = false;
+	return ok;
+}
+
+/* Every read_* of the current completion, into an ibv_wc. */
+static void read_ex(struct ibv_cq_ex *x, struct ibv_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = x->wr_id;
+	wc->status = x->status;
+	wc->vendor_err = ibv_wc_read_vendor_err(x);
+	wc->wc_flags = ibv_wc_read_wc_flags(x);
+	wc->qp_num = ibv_wc_read_qp_num(x);
+	if (wc->status != IBV_WC_SUCCESS)
+		return;
+	wc->opcode = ibv_wc_read_opcode(x);
+	wc->byte_len = ibv_wc_read_byte_len(x);
+	if (wc->wc_flags & IBV_WC_WITH_INV)
+		wc->invalidated_rkey = ibv_wc_read_invalidated_rkey(x);
+	else if (wc->wc_flags & IBV_WC_WITH_IMM)
+		wc->imm_data = ibv_wc_read_imm_data(x);
+	if (wc->opcode & IBV_WC_RECV) {
+		wc->src_qp = ibv_wc_read_src_qp(x);
+		wc->slid = ibv_wc_read_slid(x);
+		wc->sl = ibv_wc_read_sl(x);
+		wc->dlid_path_bits = ibv_wc_read_dlid_path_bits(x);
+	}
+}
+
+/* The fields the same read_ex would give, from an ibv_poll_cq completion. */
+static int same_completion(const struct ibv_wc *ex, const struct ibv_wc *wc, uint32_t qp_delta)
+{
+	bool recv = wc->opcode & IBV_WC_RECV;
+
+	/* byte_len, imm/rkey and the source fields are defined for receives only here. */
+	if (!(ex->wr_id == wc->wr_id && ex->status == wc->status &&
+	      ex->opcode == wc->opcode && ex->wc_flags == wc->wc_flags &&
+	      ex->qp_num + qp_delta == wc->qp_num && ex->vendor_err == wc->vendor_err &&
+	      (!recv || (ex->byte_len == wc->byte_len && ex->imm_data == wc->imm_data &&
+			 ex->src_qp + qp_delta == wc->src_qp && ex->sl == wc->sl &&
+			 ex->slid == wc->slid && ex->dlid_path_bits == wc->dlid_path_bits)))) {
+		printf("# ex: wr_id %" PRIu64 " opcode %d flags 0x%x qp 0x%x len %u imm 0x%x\n"
+		       "# wc: wr_id %" PRIu64 " opcode %d flags 0x%x qp 0x%x len %u imm 0x%x\n",
+		       ex->wr_id, ex->opcode, ex->wc_flags, ex->qp_num, ex->byte_len, ex->imm_data,
+		       wc->wr_id, wc->opcode, wc->wc_flags, wc->qp_num, wc->byte_len, wc->imm_data);
+		return 0;
+	}
+	return 1;
+}
+
+static struct ibv_cq_ex *make_cq_ex(uint32_t cqe, uint64_t wc_flags, uint32_t comp_mask,
+				    uint32_t flags)
+{
+	struct ibv_cq_init_attr_ex a = { .cqe = cqe, .wc_flags = wc_flags,
+					 .comp_mask = comp_mask, .flags = flags };
+
+	errno = 0;
+	return OPS->create_cq_ex(ctx, &a);
+}
+
+static void test_cq_ex(void)
+{
+	struct ibv_cq_ex *x = make_cq_ex(15, IBV_WC_STANDARD_FLAGS, 0, 0), *bad;
+	struct ibv_cq *xcq = x ? ibv_cq_ex_to_cq(x) : NULL, *ref = make_cq(15);
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ibv_srq *srq = OPS->create_srq(pd, &sa), *srq2 = OPS->create_srq(pd, &sa);
+	struct ibv_qp *a, *b, *a2, *b2;
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_wc got[8], want[8];
+	static const uint64_t unsupported[] = {
+		IBV_WC_EX_WITH_COMPLETION_TIMESTAMP, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+		IBV_WC_EX_WITH_CVLAN, IBV_WC_EX_WITH_FLOW_TAG, IBV_WC_EX_WITH_TM_INFO,
+	};
+	int i, n, ok = 1;
+
+	if (!tap_ok(x && ref && srq && srq2, "cq_ex: created with IBV_WC_STANDARD_FLAGS"))
+		return;
+	tap_ok(xcq->cqe == 15 && x->read_byte_len && x->read_imm_data && x->read_qp_num &&
+	       x->read_src_qp && x->read_slid && x->read_sl && x->read_dlid_path_bits &&
+	       x->read_opcode && x->read_vendor_err && x->read_wc_flags &&
+	       !x->read_completion_ts && !x->read_cvlan &&
+	       !x->read_flow_tag, "cq_ex: the standard readers set, none for what CQEs lack");
+	for (i = 0; i < (int)(sizeof(unsupported) / sizeof(unsupported[0])); i++) {
+		bad = make_cq_ex(15, IBV_WC_EX_WITH_BYTE_LEN | unsupported[i], 0, 0);
+		ok &= !bad && errno == EOPNOTSUPP;
+	}
+	tap_ok(ok, "cq_ex: timestamps, CVLAN, flow tag, TM info: EOPNOTSUPP at creation");
+	bad = make_cq_ex(15, 0, IBV_CQ_INIT_ATTR_MASK_FLAGS, IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN);
+	tap_ok(!bad && errno == EOPNOTSUPP, "cq_ex: IGNORE_OVERRUN: EOPNOTSUPP (cq_oi 0)");
+	bad = make_cq_ex(15, 0, 1u << 7, 0);
+	tap_ok(!bad && errno == EINVAL, "cq_ex: unknown comp_mask bit: EINVAL");
+	bad = make_cq_ex(1u << 16, 0, 0, 0);
+	tap_ok(!bad && errno == EINVAL, "cq_ex: cqe = max_cqe: EINVAL");
+	bad = make_cq_ex(3, 0, IBV_CQ_INIT_ATTR_MASK_FLAGS, IBV_CREATE_CQ_ATTR_SINGLE_THREADED);
+	tap_ok(bad && !to_vcx_cq(ibv_cq_ex_to_cq(bad))->lock.need_lock,
+	       "cq_ex: SINGLE_THREADED creates a CQ without a lock");
+	if (bad)
+		OPS->destroy_cq(ibv_cq_ex_to_cq(bad));
+
+	a = make_qp(IBV_QPT_RC, xcq, xcq, NULL, 16, 0);
+	b = make_qp(IBV_QPT_RC, xcq, xcq, srq, 16, 0);
+	a2 = make_qp(IBV_QPT_RC, ref, ref, NULL, 16, 0);
+	b2 = make_qp(IBV_QPT_RC, ref, ref, srq2, 16, 0);
+	if (!tap_ok(a && b && a2 && b2, "cq_ex: two RC pairs with SRQs, one on each CQ"))
+		return;
+	connect(a, b);
+	connect(a2, b2);
+	tap_ok(three_ops(a, srq) && three_ops(a2, srq2), "cq_ex: the same three operations on both");
+	tap_ok(x->start_poll(x, &pa) == 0, "cq_ex: start_poll finds a completion");
+	n = 0;
+	do
+		read_ex(x, &got[n++]);
+	while (n < 8 && x->next_poll(x) == 0);
+	x->end_poll(x);
+	tap_ok(n == 6 && to_vcx_cq(xcq)->cons_index == 6 &&
+	       be32toh(to_vcx_cq(xcq)->dbrec[0]) == 6,
+	       "cq_ex: six completions, then ENOENT; end_poll publishes set_ci 6");
+	tap_ok(got[0].wr_id == 500 && got[0].opcode == IBV_WC_RECV && got[0].byte_len == 24 &&
+	       got[0].imm_data == htobe32(0x51000001) && got[0].qp_num == b->qp_num &&
+	       got[0].src_qp == a->qp_num && (got[0].wc_flags & IBV_WC_WITH_IMM) &&
+	       (got[0].wc_flags & IBV_WC_GRH) && !memcmp(mem + 4096, mem, 24),
+	       "cq_ex: SEND_IMM into the SRQ: wr_id of SRQ WQE 500, byte_len, imm, QPNs, flags");
+	tap_ok(got[1].wr_id == 1 && got[1].opcode == IBV_WC_SEND && got[1].qp_num == a->qp_num,
+	       "cq_ex: its requester completion");
+	tap_ok(got[2].wr_id == 501 && got[2].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+	       got[2].imm_data == htobe32(0x51000002) && !memcmp(mem + 8192, mem, 24),
+	       "cq_ex: WRITE_IMM: RECV_RDMA_WITH_IMM, SRQ WQE 501, immediate");
+	tap_ok(got[4].wr_id == 502 && (got[4].wc_flags & IBV_WC_WITH_INV) &&
+	       got[4].invalidated_rkey == 0xbeef02, "cq_ex: SEND_INV: read_invalidated_rkey");
+	for (i = 0; i < 6; i++)
+		ok &= poll1(ref, &want[i]) == 1 &&
+		      same_completion(&got[i], &want[i], a2->qp_num - a->qp_num);
+	tap_ok(ok && poll1(ref, &want[6]) == 0,
+	       "cq_ex: every read_* equals what ibv_poll_cq reports for the same CQEs (one decoder)");
+	tap_ok(x->start_poll(x, &pa) == ENOENT, "cq_ex: start_poll on an empty CQ: ENOENT");
+	pa.comp_mask = 1;
+	tap_ok(x->start_poll(x, &pa) == EINVAL, "cq_ex: start_poll with a comp_mask: EINVAL");
+	pa.comp_mask = 0;
+
+	/* Resize an extended CQ with completions outstanding; errors through read_*. */
+	tap_ok(three_ops(a, srq) && OPS->resize_cq(xcq, 31) == 0 && xcq->cqe == 31,
+	       "cq_ex: resized 16 -> 32 with 6 completions outstanding");
+	n = 0;
+	if (x->start_poll(x, &pa) == 0) {
+		do
+			read_ex(x, &got[n++]);
+		while (n < 8 && x->next_poll(x) == 0);
+		x->end_poll(x);
+	}
+	for (i = 0, ok = n == 6; ok && i < 6; i++)
+		ok &= got[i].wr_id == (i % 2 ? (uint64_t)(i / 2 + 1) : (uint64_t)(500 + i / 2)) &&
+		      got[i].status == IBV_WC_SUCCESS;
+	tap_ok(ok && got[2].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+	       got[2].imm_data == htobe32(0x51000002),
+	       "cq_ex: the 6 read across the resize, in order, fields intact");
+	{
+		struct ibv_sge sge = { (uintptr_t)mem, 8, LKEY };
+		struct ibv_send_wr w = send_wr(9, IBV_WR_SEND, &sge);
+		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+
+		post_one(a, &w);
+		OPS->modify_qp(a, &qa, IBV_QP_STATE);
+	}
+	i = x->start_poll(x, &pa);
+	tap_ok(i == 0 && x->wr_id == 9 &&
+	       x->status == IBV_WC_WR_FLUSH_ERR && ibv_wc_read_vendor_err(x) == 0x42 &&
+	       ibv_wc_read_qp_num(x) == a->qp_num,
+	       "cq_ex: a flushed WQE: status WR_FLUSH_ERR, the model's vendor syndrome 0x42, "
+	       "qp_num");
+	x->end_poll(x);
+
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_qp(a2);
+	OPS->destroy_qp(b2);
+	OPS->destroy_srq(srq);
+	OPS->destroy_srq(srq2);
+	tap_ok(OPS->destroy_cq(xcq) == 0 && OPS->destroy_cq(ref) == 0, "cq_ex: teardown");
+}
+
 static void test_arm(void)
 {
 	struct ibv_cq *cq = make_cq(8);
@@ -660,6 +1002,8 @@ int main(void)
 	test_post_states();
 	test_wr_threads();
 	test_arm();
+	test_resize();
+	test_cq_ex();
 	tap_ok(dev.protocol_errors == 0, "no protocol errors seen by the device model");
 	return tap_done();
 }
