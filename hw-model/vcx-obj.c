@@ -265,6 +265,16 @@ void vcx_obj_init(VcxState *s)
     s->objs = o;
 }
 
+/* Free every object still in a table (each free function takes the object's type). */
+#define VCX_OBJ_TABLE_DRAIN(s, table, free_fn)                      \
+    do {                                                            \
+        for (uint32_t i_ = 0; i_ < (table)->size; i_++) {           \
+            if ((table)->slot[i_]) {                                \
+                free_fn((s), (table)->slot[i_]);                    \
+            }                                                       \
+        }                                                           \
+    } while (0)
+
 /* Drop every object, users before what they use. */
 void vcx_obj_reset(VcxState *s)
 {
@@ -273,31 +283,11 @@ void vcx_obj_reset(VcxState *s)
     if (!o) {
         return;
     }
-    for (uint32_t i = 0; i < o->qps.size; i++) {
-        if (o->qps.slot[i]) {
-            vcx_qp_free(s, o->qps.slot[i]);
-        }
-    }
-    for (uint32_t i = 0; i < o->srqs.size; i++) {
-        if (o->srqs.slot[i]) {
-            vcx_srq_free(s, o->srqs.slot[i]);
-        }
-    }
-    for (uint32_t i = 0; i < o->cqs.size; i++) {
-        if (o->cqs.slot[i]) {
-            vcx_cq_free(s, o->cqs.slot[i]);
-        }
-    }
-    for (uint32_t i = 0; i < o->mkeys.size; i++) {
-        if (o->mkeys.slot[i]) {
-            vcx_mkey_free(s, o->mkeys.slot[i]);
-        }
-    }
-    for (uint32_t i = 0; i < o->pds.size; i++) {
-        if (o->pds.slot[i]) {
-            vcx_pd_free(s, o->pds.slot[i]);
-        }
-    }
+    VCX_OBJ_TABLE_DRAIN(s, &o->qps, vcx_qp_free);
+    VCX_OBJ_TABLE_DRAIN(s, &o->srqs, vcx_srq_free);
+    VCX_OBJ_TABLE_DRAIN(s, &o->cqs, vcx_cq_free);
+    VCX_OBJ_TABLE_DRAIN(s, &o->mkeys, vcx_mkey_free);
+    VCX_OBJ_TABLE_DRAIN(s, &o->pds, vcx_pd_free);
     trace_vcx_obj_reset();
 }
 

@@ -822,6 +822,23 @@ static bool vcx_op_valid(uint8_t st, uint8_t op)
     }
 }
 
+/*
+ * The next fixed-size segment of the WQE being executed, advancing *off past it; a WQE
+ * whose DS count ends before it completes with a local QP operation error (NULL).
+ */
+static const uint8_t *vcx_req_take_seg(VcxState *s, VcxQp *qp, VcxReq *rq, uint32_t *off,
+                                       uint32_t end, uint32_t size, const char *missing)
+{
+    const uint8_t *seg = rq->wqe + *off;
+
+    if (end < *off + size) {
+        vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR, missing);
+        return NULL;
+    }
+    *off += size;
+    return seg;
+}
+
 /* Execute the WQE at sq_ci. Returns false when the SQ must stop (RNR wait, error). */
 static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
 {
@@ -833,7 +850,7 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
     const char *why = NULL;
     uint16_t index = qp->sq_ci;
     uint32_t byte_cnt;
-    const uint8_t *sgid, *path;
+    const uint8_t *sgid, *path, *seg;
     VcxAck ack;
 
     if (vcx_qbuf_read(s, &qp->buf, vcx_sq_off(qp, index), w, VCX_SEND_WQEBB) != MEMTX_OK) {
@@ -895,11 +912,10 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
            vcx_gid_entry(s, vcx_get(path, VCX_ADS_SRC_ADDR_INDEX));
 
     if (vcx_qp_is_dgram(qp) && rq->opcode != VCX_OPCODE_NOP) {
-        const uint8_t *av = w + off;
+        const uint8_t *av = vcx_req_take_seg(s, qp, rq, &off, end, VCX_WQE_AV_SIZE,
+                                             "no datagram segment");
 
-        if (end < off + VCX_WQE_AV_SIZE) {
-            vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
-                         "no datagram segment");
+        if (!av) {
             return false;
         }
         pkt->qkey = vcx_get(av, VCX_WQE_AV_QKEY);
@@ -917,7 +933,6 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
                          "address vector sgid_index names no RoCE address");
             return false;
         }
-        off += VCX_WQE_AV_SIZE;
     }
     if (sgid) {
         memcpy(pkt->sgid, sgid + VCX_FLD_BYTE(VCX_GID_L3_ADDRESS), 16);
@@ -929,25 +944,23 @@ static bool vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq)
     case VCX_OPCODE_RDMA_READ:
     case VCX_OPCODE_ATOMIC_CS:
     case VCX_OPCODE_ATOMIC_FA:
-        if (end < off + VCX_WQE_RADDR_SEG_SIZE) {
-            vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
-                         "no remote address segment");
+        seg = vcx_req_take_seg(s, qp, rq, &off, end, VCX_WQE_RADDR_SEG_SIZE,
+                               "no remote address segment");
+        if (!seg) {
             return false;
         }
-        pkt->va = vcx_get64(w + off, VCX_WQE_RADDR_RADDR);
-        pkt->rkey = vcx_get(w + off, VCX_WQE_RADDR_RKEY);
-        off += VCX_WQE_RADDR_SEG_SIZE;
+        pkt->va = vcx_get64(seg, VCX_WQE_RADDR_RADDR);
+        pkt->rkey = vcx_get(seg, VCX_WQE_RADDR_RKEY);
         break;
     }
     if (rq->opcode == VCX_OPCODE_ATOMIC_CS || rq->opcode == VCX_OPCODE_ATOMIC_FA) {
-        if (end < off + VCX_WQE_ATOMIC_SEG_SIZE) {
-            vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
-                         "no atomic segment");
+        seg = vcx_req_take_seg(s, qp, rq, &off, end, VCX_WQE_ATOMIC_SEG_SIZE,
+                               "no atomic segment");
+        if (!seg) {
             return false;
         }
-        pkt->swap_add = vcx_get64(w + off, VCX_WQE_ATOMIC_SWAP_ADD);
-        pkt->compare = vcx_get64(w + off, VCX_WQE_ATOMIC_COMPARE);
-        off += VCX_WQE_ATOMIC_SEG_SIZE;
+        pkt->swap_add = vcx_get64(seg, VCX_WQE_ATOMIC_SWAP_ADD);
+        pkt->compare = vcx_get64(seg, VCX_WQE_ATOMIC_COMPARE);
     }
     if (rq->opcode == VCX_OPCODE_RDMA_READ || rq->opcode == VCX_OPCODE_ATOMIC_CS ||
         rq->opcode == VCX_OPCODE_ATOMIC_FA) {

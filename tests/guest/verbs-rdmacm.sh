@@ -109,25 +109,22 @@ cmp -s /tmp/rping.want /tmp/rping-srv.got ||
 echo "ok rping: $COUNT pings, payload bytes as expected on both sides"
 qp1_check rping 3
 
-# udaddy: UD over rdma_cm.
-start_server udaddy udaddy -b $ADDR -C $COUNT
-rc=0
-timeout 120 udaddy -s $ADDR -C $COUNT >/tmp/udaddy-cli.out 2>&1 || rc=$?
-finish udaddy $rc
-grep -q 'test complete' /tmp/udaddy-cli.out || { cat /tmp/udaddy-cli.out >&2; fail "udaddy: client did not complete"; }
-grep -q 'test complete' /tmp/udaddy-srv.out || { cat /tmp/udaddy-srv.out >&2; fail "udaddy: server did not complete"; }
-echo "ok udaddy: $COUNT datagrams each way"
-qp1_check udaddy 2
-
-# ucmatose: RC over rdma_cm.
-start_server ucmatose ucmatose -b $ADDR -C $COUNT
-rc=0
-timeout 120 ucmatose -s $ADDR -C $COUNT >/tmp/ucmatose-cli.out 2>&1 || rc=$?
-finish ucmatose $rc
-grep -q 'test complete' /tmp/ucmatose-cli.out || { cat /tmp/ucmatose-cli.out >&2; fail "ucmatose: client did not complete"; }
-grep -q 'test complete' /tmp/ucmatose-srv.out || { cat /tmp/ucmatose-srv.out >&2; fail "ucmatose: server did not complete"; }
-echo "ok ucmatose: $COUNT messages each way"
-qp1_check ucmatose 3
+# udaddy (UD) and ucmatose (RC) over rdma_cm: server bound to the address, client with
+# the same message count; both sides must report the test complete.
+cmatose_pair() { # tool what min-qp1-datagrams
+	local tool=$1 rc=0 side
+	start_server $tool $tool -b $ADDR -C $COUNT
+	timeout 120 $tool -s $ADDR -C $COUNT >/tmp/$tool-cli.out 2>&1 || rc=$?
+	finish $tool $rc
+	for side in cli srv; do
+		grep -q 'test complete' /tmp/$tool-$side.out ||
+			{ cat /tmp/$tool-$side.out >&2; fail "$tool: $side side did not complete"; }
+	done
+	echo "ok $tool: $COUNT $2 each way"
+	qp1_check $tool $3
+}
+cmatose_pair udaddy datagrams 2
+cmatose_pair ucmatose messages 3
 
 kernel_log_clean || fail "kernel warnings or ib_mad errors"
 pass "rping, udaddy and ucmatose through rdma_cm over loopback on $VCX_IBDEV"
