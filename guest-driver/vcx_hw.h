@@ -311,22 +311,6 @@
 #define VCX_CAP_GEN_SQ_TS_FORMAT	VCX_FLD(0x440, 2)
 #define VCX_CAP_GEN_RQ_TS_FORMAT	VCX_FLD(0x442, 2)
 
-/* PTYS eth_proto_oper bits (legacy Ethernet protocols), as mlx5 translates them */
-#define VCX_ETH_10GBASE_CR		12
-#define VCX_ETH_10GBASE_SR		13
-#define VCX_ETH_10GBASE_KR		14
-#define VCX_ETH_40GBASE_CR4		6
-#define VCX_ETH_40GBASE_KR4		7
-#define VCX_ETH_40GBASE_SR4		15
-#define VCX_ETH_40GBASE_LR4		16
-#define VCX_ETH_100GBASE_CR4		20
-#define VCX_ETH_100GBASE_SR4		21
-#define VCX_ETH_100GBASE_KR4		22
-#define VCX_ETH_100GBASE_LR4		23
-#define VCX_ETH_25GBASE_CR		27
-#define VCX_ETH_25GBASE_KR		28
-#define VCX_ETH_25GBASE_SR		29
-
 /* Driver policy */
 #define VCX_IB_PORT			1
 #define VCX_UCTX_DEFAULT_UARS		1

@@ -360,19 +360,19 @@ static void vcx_query_port_speed(struct vcx_dev *vdev, struct ib_port_attr *prop
 	if (vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out)))
 		return;
 	oper = vcx_get(vcx_ptr(out, VCX_ACCESS_REG_OUT_DATA), VCX_PTYS_ETH_PROTO_OPER);
-	if (oper & (BIT(VCX_ETH_100GBASE_CR4) | BIT(VCX_ETH_100GBASE_SR4) |
-		    BIT(VCX_ETH_100GBASE_KR4) | BIT(VCX_ETH_100GBASE_LR4))) {
+	if (oper & (BIT(VCX_ETH_LINK_100GBASE_CR4) | BIT(VCX_ETH_LINK_100GBASE_SR4) |
+		    BIT(VCX_ETH_LINK_100GBASE_KR4) | BIT(VCX_ETH_LINK_100GBASE_LR4))) {
 		props->active_speed = IB_SPEED_EDR;
 		props->active_width = IB_WIDTH_4X;
-	} else if (oper & (BIT(VCX_ETH_40GBASE_CR4) | BIT(VCX_ETH_40GBASE_KR4) |
-			   BIT(VCX_ETH_40GBASE_SR4) | BIT(VCX_ETH_40GBASE_LR4))) {
+	} else if (oper & (BIT(VCX_ETH_LINK_40GBASE_CR4) | BIT(VCX_ETH_LINK_40GBASE_KR4) |
+			   BIT(VCX_ETH_LINK_40GBASE_SR4) | BIT(VCX_ETH_LINK_40GBASE_LR4))) {
 		props->active_speed = IB_SPEED_QDR;
 		props->active_width = IB_WIDTH_4X;
-	} else if (oper & (BIT(VCX_ETH_25GBASE_CR) | BIT(VCX_ETH_25GBASE_KR) |
-			   BIT(VCX_ETH_25GBASE_SR))) {
+	} else if (oper & (BIT(VCX_ETH_LINK_25GBASE_CR) | BIT(VCX_ETH_LINK_25GBASE_KR) |
+			   BIT(VCX_ETH_LINK_25GBASE_SR))) {
 		props->active_speed = IB_SPEED_EDR;
-	} else if (oper & (BIT(VCX_ETH_10GBASE_CR) | BIT(VCX_ETH_10GBASE_SR) |
-			   BIT(VCX_ETH_10GBASE_KR))) {
+	} else if (oper & (BIT(VCX_ETH_LINK_10GBASE_CR) | BIT(VCX_ETH_LINK_10GBASE_SR) |
+			   BIT(VCX_ETH_LINK_10GBASE_KR) | BIT(VCX_ETH_LINK_10GBASE_ER))) {
 		props->active_speed = IB_SPEED_QDR;
 	}
 }

@@ -452,7 +452,22 @@
 #define VCX_PTYS_ETH_PROTO_LP_ADVERTISE	VCX_FLD(0x180, 32)
 #define VCX_PTYS_PROTO_IB		(1u << 0)
 #define VCX_PTYS_PROTO_ETH		(1u << 2)
-#define VCX_ETH_LINK_100GBASE_CR4	20	/* bit number in eth_proto_* */
+/* eth_proto_* bits (legacy Ethernet protocols; bit numbers, as mlx5e_link_mode) */
+#define VCX_ETH_LINK_10GBASE_KR		4
+#define VCX_ETH_LINK_40GBASE_CR4	6
+#define VCX_ETH_LINK_40GBASE_KR4	7
+#define VCX_ETH_LINK_10GBASE_CR		12
+#define VCX_ETH_LINK_10GBASE_SR		13
+#define VCX_ETH_LINK_10GBASE_ER		14
+#define VCX_ETH_LINK_40GBASE_SR4	15
+#define VCX_ETH_LINK_40GBASE_LR4	16
+#define VCX_ETH_LINK_100GBASE_CR4	20
+#define VCX_ETH_LINK_100GBASE_SR4	21
+#define VCX_ETH_LINK_100GBASE_KR4	22
+#define VCX_ETH_LINK_100GBASE_LR4	23
+#define VCX_ETH_LINK_25GBASE_CR		27
+#define VCX_ETH_LINK_25GBASE_KR		28
+#define VCX_ETH_LINK_25GBASE_SR		29
 
 /* HOST_ENDIANNESS (16 bytes): byte 0 is 0 for a little-endian host, 0x80 for big-endian */
 #define VCX_REG_HOST_ENDIANNESS_LEN	0x10u
