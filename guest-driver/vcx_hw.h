@@ -1,44 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * vcx: the one hardware header of the driver.
+ * vcx: driver policy of vcx.ko, and the shared device interface it is built on.
  *
- * The device interface proper (init segment, command layouts, EQEs) lives in the shared
- * PRM headers under include/vcx/; this file adds the few driver-side constants those
- * headers do not carry (driver policy values such as queue sizes and timeouts, and PRM
- * fields the shared headers lack), each restating the ConnectX PRM / mlx5 driver facts.
+ * Every hardware layout and constant (init segment, health buffer, command layouts,
+ * capabilities, object contexts, EQEs, WQEs and CQEs) comes from the PRM headers under
+ * include/vcx/, which the QEMU device and the rdma-core provider compile too: a PRM
+ * field or value the driver needs and they lack is added there, never here. This file
+ * keeps only what is the driver's own choice: queue sizes, timeouts, the SET_HCA_CAP
+ * profile and the like, each following mlx5_core's defaults where it has one.
  */
 #ifndef VCX_HW_H
 #define VCX_HW_H
-
-#include <linux/bits.h>
 
 #include "vcx/prm-iseg.h"
 #include "vcx/prm.h"
 #include "vcx/prm-cmd.h"
 #include "vcx/prm-obj.h"
 
-/* Init segment 0x1fc: [23] embedded_cpu (PRM "Initialization Segment"). */
-#define VCX_ISEG_EMBEDDED_CPU_BIT	BIT(23)
-
-/* Health buffer 0x38 (rfr_severity): [31] rfr, [27] valid, [26:24] severity. */
-#define VCX_HEALTH_SEVERITY_VALID	BIT(27)
-#define VCX_HEALTH_SEVERITY_SHIFT	24
-#define VCX_HEALTH_SEVERITY_MASK	0x7u
-/* Syslog-style severities, as the health buffer reports them. */
-#define VCX_HEALTH_SEVERITY_CRIT	2
-/* Health buffer 0x3c: [31:24] irisc_index, [23:16] synd, [15:0] ext_synd. */
-#define VCX_HEALTH_SYND_SHIFT		16
-#define VCX_HEALTH_SYND_MASK		0xffu
-#define VCX_HEALTH_EXT_SYND_MASK	0xffffu
-/* Other health syndromes of the PRM "Health Buffer" table. */
-#define VCX_HEALTH_SYND_MULT_BIT_ERR	0x02	/* multi-bit ECC error */
-#define VCX_HEALTH_SYND_ECC_ERR		0x03	/* uncorrectable ECC error */
-#define VCX_HEALTH_SYND_RAM_PARITY_ERR	0x04
-#define VCX_HEALTH_SYND_ICM_ERR		0x05	/* ICM fetch PCI error */
-#define VCX_HEALTH_SYND_HW_UNRECOVERABLE	0x06
-#define VCX_HEALTH_SYND_RESET_STALL	0x0a	/* HW reset stall */
-
-/* Command queue: at most 32 entries (one doorbell bit each). */
+/* Command queue the driver sets up: at most 32 entries (one doorbell bit each), all in
+ * one 4 KiB page. */
 #define VCX_CMDQ_MAX_ENTRIES		32
 #define VCX_CMDQ_PAGE_SIZE		4096u
 
@@ -62,14 +42,10 @@
 /* MANAGE_PAGES: page addresses per command (8 bytes each; a few mailboxes). */
 #define VCX_MAX_PAGES_PER_CMD		512u
 
-/* QUERY_ISSI supported_issi bits we understand. */
-#define VCX_ISSI_0			BIT(0)
-#define VCX_ISSI_1			BIT(1)
-
 /* SET_HCA_CAP policy (mlx5_core's profile): log_max_qp at most 18. */
 #define VCX_PROF_LOG_MAX_QP		18
 
-/* Driver policy */
+/* Verbs: the one RoCE port, UARs per user context. */
 #define VCX_IB_PORT			1
 #define VCX_UCTX_DEFAULT_UARS		1
 #define VCX_UCTX_MAX_UARS		16

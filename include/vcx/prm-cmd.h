@@ -203,6 +203,8 @@
  */
 #define VCX_QUERY_ISSI_OUT_CURRENT_ISSI	VCX_FLD(0x050, 16)
 #define VCX_QUERY_ISSI_OUT_SUPPORTED_DW0	VCX_FLD(0x360, 32)	/* bit n: ISSI n */
+#define VCX_ISSI_0			(1u << 0)	/* supported_issi_dw0 bits */
+#define VCX_ISSI_1			(1u << 1)
 #define VCX_QUERY_ISSI_IN_LEN		0x10u
 #define VCX_QUERY_ISSI_OUT_LEN		0x70u
 #define VCX_SET_ISSI_IN_CURRENT_ISSI	VCX_FLD(0x050, 16)
