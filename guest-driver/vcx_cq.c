@@ -63,8 +63,8 @@ static void vcx_cq_set_ci(struct vcx_cq *cq)
 static int vcx_cq_cmd_create(struct vcx_dev *vdev, struct vcx_cq *cq, u32 uar,
 			     struct ib_umem *umem, size_t npages)
 {
-	u8 out[VCX_CMD_SMALL_LEN] = {};
-	size_t inlen = VCX_CMD_PAS_OFFSET + npages * VCX_PAS_SIZE;
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+	size_t inlen = VCX_CREATE_CQ_IN_LEN + npages * VCX_PAS_SIZE;
 	u8 *in, *cqc, *pas;
 	int err;
 
@@ -72,7 +72,7 @@ static int vcx_cq_cmd_create(struct vcx_dev *vdev, struct vcx_cq *cq, u32 uar,
 	if (!in)
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_CQ);
-	cqc = vcx_ptr(in, VCX_CREATE_CQ_IN_CQC);
+	cqc = in + VCX_CREATE_CQ_IN_CQC_AT;
 	vcx_set(cqc, VCX_CQC_CQE_SZ, 0);
 	vcx_set(cqc, VCX_CQC_LOG_CQ_SIZE, cq->log_nent);
 	vcx_set(cqc, VCX_CQC_UAR_PAGE, uar);
@@ -80,7 +80,7 @@ static int vcx_cq_cmd_create(struct vcx_dev *vdev, struct vcx_cq *cq, u32 uar,
 	vcx_set(cqc, VCX_CQC_LOG_PAGE_SIZE, 0);		/* 4 KiB pages */
 	vcx_set(cqc, VCX_CQC_PAGE_OFFSET, 0);
 	vcx_set64(cqc, VCX_CQC_DBR_ADDR, cq->db.dma);
-	pas = in + VCX_CMD_PAS_OFFSET;
+	pas = in + VCX_CREATE_CQ_IN_PAS_AT;
 	vcx_ib_fill_pas(pas, umem, cq->buf_dma, npages);
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
@@ -91,11 +91,11 @@ static int vcx_cq_cmd_create(struct vcx_dev *vdev, struct vcx_cq *cq, u32 uar,
 
 static int vcx_cq_cmd_destroy(struct vcx_dev *vdev, u32 cqn)
 {
-	u8 in[VCX_CMD_SMALL_LEN] = {};
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 in[VCX_OBJ_CMD_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_CQ);
-	vcx_set(in, VCX_OBJ_IN_NUM, cqn);
+	vcx_set(in, VCX_OBJ_NUMBER, cqn);
 	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 }
 
@@ -501,8 +501,8 @@ void vcx_cq_clean(struct vcx_cq *cq, u32 qpn, struct vcx_srq *srq)
 static int vcx_cq_cmd_resize(struct vcx_dev *vdev, struct vcx_cq *cq, u32 log_nent,
 			     struct ib_umem *umem, dma_addr_t dma, size_t npages)
 {
-	u8 out[VCX_CMD_SMALL_LEN] = {};
-	size_t inlen = VCX_CMD_PAS_OFFSET + npages * VCX_PAS_SIZE;
+	u8 out[VCX_CMD_HDR_SIZE] = {};
+	size_t inlen = VCX_MODIFY_CQ_IN_LEN + npages * VCX_PAS_SIZE;
 	u8 *in, *cqc;
 	int err;
 
@@ -514,12 +514,12 @@ static int vcx_cq_cmd_resize(struct vcx_dev *vdev, struct vcx_cq *cq, u32 log_ne
 	vcx_set(in, VCX_MODIFY_CQ_IN_CQN, cq->cqn);
 	vcx_set(in, VCX_MODIFY_CQ_IN_FIELD_SELECT, VCX_CQ_RESIZE_LOG_SIZE |
 		VCX_CQ_RESIZE_PAGE_OFFSET | VCX_CQ_RESIZE_LOG_PAGE_SIZE);
-	cqc = vcx_ptr(in, VCX_MODIFY_CQ_IN_CQC);
+	cqc = in + VCX_MODIFY_CQ_IN_CQC_AT;
 	vcx_set(cqc, VCX_CQC_CQE_SZ, 0);			/* the CQE size stays 64 B */
 	vcx_set(cqc, VCX_CQC_LOG_CQ_SIZE, log_nent);
 	vcx_set(cqc, VCX_CQC_LOG_PAGE_SIZE, 0);		/* 4 KiB pages */
 	vcx_set(cqc, VCX_CQC_PAGE_OFFSET, 0);
-	vcx_ib_fill_pas(in + VCX_CMD_PAS_OFFSET, umem, dma, npages);
+	vcx_ib_fill_pas(in + VCX_MODIFY_CQ_IN_PAS_AT, umem, dma, npages);
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	return err;

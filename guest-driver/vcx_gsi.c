@@ -47,7 +47,7 @@ void vcx_gsi_fill_qpc(struct vcx_qp *qp, u8 *qpc)
 {
 	vcx_set(qpc, VCX_QPC_MTU, IB_MTU_256);
 	vcx_set(qpc, VCX_QPC_LOG_MSG_MAX, VCX_GSI_LOG_MSG_MAX);
-	vcx_set(vcx_ptr(qpc, VCX_QPC_PRI_PATH), VCX_ADS_VHCA_PORT_NUM, qp->port);
+	vcx_set(qpc + VCX_QPC_PRI_PATH_AT, VCX_ADS_VHCA_PORT_NUM, qp->port);
 }
 
 /*

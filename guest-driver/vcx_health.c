@@ -25,15 +25,17 @@ static const char *vcx_health_synd_str(u8 synd)
 {
 	switch (synd) {
 	case VCX_HEALTH_SYND_FW_ERR:		return "firmware internal error";
-	case VCX_HEALTH_SYND_MULT_BIT_ERR:	return "multi-bit ECC error";
-	case VCX_HEALTH_SYND_ECC_ERR:		return "uncorrectable ECC error";
-	case VCX_HEALTH_SYND_RAM_PARITY_ERR:	return "RAM parity error";
-	case VCX_HEALTH_SYND_ICM_ERR:		return "ICM fetch PCI error";
-	case VCX_HEALTH_SYND_HW_UNRECOVERABLE:	return "unrecoverable hardware error";
 	case VCX_HEALTH_SYND_IRISC_ERR:		return "iRISC not responding";
 	case VCX_HEALTH_SYND_HW_INTERNAL_ERR:	return "hardware internal error";
 	case VCX_HEALTH_SYND_CRC_ERR:		return "firmware CRC error";
-	case VCX_HEALTH_SYND_RESET_STALL:	return "hardware reset stall";
+	case VCX_HEALTH_SYND_ICM_FETCH_PCI_ERR:	return "ICM fetch PCI error";
+	case VCX_HEALTH_SYND_ICM_PAGE_ERR:	return "ICM page error";
+	case VCX_HEALTH_SYND_ASYNC_EQ_OVERRUN:	return "async EQ buffer overrun";
+	case VCX_HEALTH_SYND_EQ_IN_ERR:		return "EQ error";
+	case VCX_HEALTH_SYND_EQ_INV:		return "invalid EQ referenced";
+	case VCX_HEALTH_SYND_FFSER_ERR:		return "FFSER error";
+	case VCX_HEALTH_SYND_HIGH_TEMP_ERR:	return "high temperature";
+	case VCX_HEALTH_SYND_ICM_PCI_POISONED:	return "ICM PCI poisoned error";
 	default:				return "unrecognized error";
 	}
 }

@@ -90,21 +90,21 @@ static int vcx_set_roce_address(struct vcx_dev *vdev, u16 index, const union ib_
 				u8 l3_type)
 {
 	u8 in[VCX_SET_ROCE_ADDRESS_IN_LEN] = {};
-	u8 out[VCX_CMD_SMALL_LEN] = {};
-	u8 *addr = vcx_ptr(in, VCX_SET_ROCE_ADDR_IN_ADDR);
+	u8 out[VCX_SET_ROCE_ADDRESS_OUT_LEN] = {};
+	u8 *addr = vcx_ptr(in, VCX_SET_ROCE_ADDRESS_IN_ENTRY);
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_SET_ROCE_ADDRESS);
-	vcx_set(in, VCX_SET_ROCE_ADDR_IN_INDEX, index);
-	vcx_set(in, VCX_SET_ROCE_ADDR_IN_VHCA_PORT, VCX_IB_PORT);
+	vcx_set(in, VCX_ROCE_ADDRESS_IN_INDEX, index);
+	vcx_set(in, VCX_ROCE_ADDRESS_IN_VHCA_PORT_NUM, VCX_IB_PORT);
 	if (gid) {
-		memcpy(vcx_ptr(addr, VCX_ROCE_ADDR_L3_ADDRESS), gid->raw, 16);
-		vcx_set(addr, VCX_ROCE_ADDR_VLAN_VALID, vlan);
-		vcx_set(addr, VCX_ROCE_ADDR_VLAN_ID, vlan_id);
-		vcx_set(addr, VCX_ROCE_ADDR_MAC_47_32, mac[0] << 8 | mac[1]);
-		vcx_set(addr, VCX_ROCE_ADDR_MAC_31_0,
+		memcpy(vcx_ptr(addr, VCX_GID_L3_ADDRESS), gid->raw, 16);
+		vcx_set(addr, VCX_GID_VLAN_VALID, vlan);
+		vcx_set(addr, VCX_GID_VLAN_ID, vlan_id);
+		vcx_set(addr, VCX_GID_MAC_47_32, mac[0] << 8 | mac[1]);
+		vcx_set(addr, VCX_GID_MAC_31_0,
 			(u32)mac[2] << 24 | mac[3] << 16 | mac[4] << 8 | mac[5]);
-		vcx_set(addr, VCX_ROCE_ADDR_L3_TYPE, l3_type);
-		vcx_set(addr, VCX_ROCE_ADDR_VERSION, version);
+		vcx_set(addr, VCX_GID_L3_TYPE, l3_type);
+		vcx_set(addr, VCX_GID_VERSION, version);
 	}
 	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 }
@@ -122,16 +122,16 @@ static int vcx_ib_add_gid(const struct ib_gid_attr *attr, void **context)
 		return err;
 	switch (attr->gid_type) {
 	case IB_GID_TYPE_ROCE:
-		version = VCX_ROCE_VERSION_1_0;
+		version = VCX_GID_VERSION_1;
 		break;
 	case IB_GID_TYPE_ROCE_UDP_ENCAP:
-		version = VCX_ROCE_VERSION_2_0;
+		version = VCX_GID_VERSION_2;
 		break;
 	default:
 		return -EINVAL;
 	}
 	l3 = ipv6_addr_v4mapped((const struct in6_addr *)&attr->gid) ?
-		VCX_ROCE_ADDR_L3_IPV4 : VCX_ROCE_ADDR_L3_IPV6;
+		VCX_GID_L3_IPV4 : VCX_GID_L3_IPV6;
 	return vcx_set_roce_address(vdev, attr->index, &attr->gid, mac, vlan_id < VLAN_CFI_MASK,
 				    vlan_id < VLAN_CFI_MASK ? vlan_id : 0, version, l3);
 }
@@ -360,19 +360,19 @@ static void vcx_query_port_speed(struct vcx_dev *vdev, struct ib_port_attr *prop
 	if (vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out)))
 		return;
 	oper = vcx_get(vcx_ptr(out, VCX_ACCESS_REG_OUT_DATA), VCX_PTYS_ETH_PROTO_OPER);
-	if (oper & (BIT(VCX_ETH_100GBASE_CR4) | BIT(VCX_ETH_100GBASE_SR4) |
-		    BIT(VCX_ETH_100GBASE_KR4) | BIT(VCX_ETH_100GBASE_LR4))) {
+	if (oper & (BIT(VCX_ETH_LINK_100GBASE_CR4) | BIT(VCX_ETH_LINK_100GBASE_SR4) |
+		    BIT(VCX_ETH_LINK_100GBASE_KR4) | BIT(VCX_ETH_LINK_100GBASE_LR4))) {
 		props->active_speed = IB_SPEED_EDR;
 		props->active_width = IB_WIDTH_4X;
-	} else if (oper & (BIT(VCX_ETH_40GBASE_CR4) | BIT(VCX_ETH_40GBASE_KR4) |
-			   BIT(VCX_ETH_40GBASE_SR4) | BIT(VCX_ETH_40GBASE_LR4))) {
+	} else if (oper & (BIT(VCX_ETH_LINK_40GBASE_CR4) | BIT(VCX_ETH_LINK_40GBASE_KR4) |
+			   BIT(VCX_ETH_LINK_40GBASE_SR4) | BIT(VCX_ETH_LINK_40GBASE_LR4))) {
 		props->active_speed = IB_SPEED_QDR;
 		props->active_width = IB_WIDTH_4X;
-	} else if (oper & (BIT(VCX_ETH_25GBASE_CR) | BIT(VCX_ETH_25GBASE_KR) |
-			   BIT(VCX_ETH_25GBASE_SR))) {
+	} else if (oper & (BIT(VCX_ETH_LINK_25GBASE_CR) | BIT(VCX_ETH_LINK_25GBASE_KR) |
+			   BIT(VCX_ETH_LINK_25GBASE_SR))) {
 		props->active_speed = IB_SPEED_EDR;
-	} else if (oper & (BIT(VCX_ETH_10GBASE_CR) | BIT(VCX_ETH_10GBASE_SR) |
-			   BIT(VCX_ETH_10GBASE_KR))) {
+	} else if (oper & (BIT(VCX_ETH_LINK_10GBASE_CR) | BIT(VCX_ETH_LINK_10GBASE_SR) |
+			   BIT(VCX_ETH_LINK_10GBASE_KR) | BIT(VCX_ETH_LINK_10GBASE_ER))) {
 		props->active_speed = IB_SPEED_QDR;
 	}
 }
@@ -774,7 +774,7 @@ void vcx_ib_async_event(struct vcx_dev *vdev, const u8 *eqe)
 		break;
 	case VCX_EVENT_TYPE_SRQ_CATAS_ERROR:
 	case VCX_EVENT_TYPE_SRQ_RQ_LIMIT:
-		vcx_srq_async_event(vdev, vcx_get(eqe, VCX_EQE_QP_SRQ_NUM), type);
+		vcx_srq_async_event(vdev, vcx_get(eqe, VCX_EQE_QP_SRQ_NUMBER), type);
 		break;
 	case VCX_EVENT_TYPE_PATH_MIG:
 	case VCX_EVENT_TYPE_COMM_EST:
@@ -789,7 +789,7 @@ void vcx_ib_async_event(struct vcx_dev *vdev, const u8 *eqe)
 					     type, vcx_get(eqe, VCX_EQE_QP_SRQ_TYPE));
 			break;
 		}
-		vcx_qp_async_event(vdev, vcx_get(eqe, VCX_EQE_QP_SRQ_NUM), type);
+		vcx_qp_async_event(vdev, vcx_get(eqe, VCX_EQE_QP_SRQ_NUMBER), type);
 		break;
 	default:
 		dev_warn_ratelimited(vcx_dev(vdev), "unhandled async event 0x%x\n", type);

@@ -33,29 +33,29 @@ void vcx_mkc_set_access(u8 *mkc, int access)
 
 static int vcx_create_mkey(struct vcx_dev *vdev, struct vcx_mr *mr, u8 *in, size_t inlen)
 {
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 out[VCX_CREATE_MKEY_OUT_LEN] = {};
 	u8 key = atomic_inc_return(&vcx_mkey_variant) & 0xff;
 	int err;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_MKEY);
-	vcx_set(vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC), VCX_MKC_MKEY_7_0, key);
+	vcx_set(in + VCX_CREATE_MKEY_IN_MKC_AT, VCX_MKC_MKEY_7_0, key);
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	if (err)
 		return err;
 	mr->mkey_index = vcx_get(out, VCX_CREATE_MKEY_OUT_MKEY_INDEX);
-	mr->ibmr.lkey = mr->mkey_index << 8 | key;
+	mr->ibmr.lkey = VCX_MKEY(mr->mkey_index, key);
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return 0;
 }
 
 static int vcx_destroy_mkey(struct vcx_dev *vdev, struct vcx_mr *mr)
 {
-	u8 in[VCX_CMD_SMALL_LEN] = {};
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 in[VCX_OBJ_CMD_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	int err;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_MKEY);
-	vcx_set(in, VCX_OBJ_IN_NUM, mr->mkey_index);
+	vcx_set(in, VCX_DESTROY_MKEY_IN_MKEY_INDEX, mr->mkey_index);
 	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 	return vcx_in_error(vdev) ? 0 : err;
 }
@@ -63,7 +63,7 @@ static int vcx_destroy_mkey(struct vcx_dev *vdev, struct vcx_mr *mr)
 struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct vcx_dev *vdev = ibdev_to_vdev(ibpd->device);
-	u8 in[VCX_CMD_PAS_OFFSET] = {};
+	u8 in[VCX_CREATE_MKEY_IN_LEN] = {};
 	struct vcx_mr *mr;
 	u8 *mkc;
 	int err;
@@ -71,12 +71,12 @@ struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
+	mkc = in + VCX_CREATE_MKEY_IN_MKC_AT;
 	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_PA);
 	vcx_mkc_set_access(mkc, access);
 	vcx_set(mkc, VCX_MKC_LENGTH64, 1);
 	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
-	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
 	vcx_set64(mkc, VCX_MKC_START_ADDR, 0);
 	err = vcx_create_mkey(vdev, mr, in, sizeof(in));
 	if (err) {
@@ -107,27 +107,27 @@ static int vcx_mr_create_user_mkey(struct vcx_dev *vdev, struct vcx_mr *mr, stru
 	if (!page_size)
 		return -EINVAL;
 	nmtt = ib_umem_num_dma_blocks(umem, page_size);
-	inlen = VCX_CMD_PAS_OFFSET + ALIGN(nmtt, 2) * VCX_MTT_SIZE;
+	inlen = VCX_CREATE_MKEY_IN_LEN + ALIGN(nmtt, 2) * VCX_MTT_SIZE;
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
-	mtt = in + VCX_CMD_PAS_OFFSET;
+	mtt = in + VCX_CREATE_MKEY_IN_MTT_AT;
 	rdma_umem_for_each_dma_block(umem, &biter, page_size)
 		vcx_set64(mtt + i++ * VCX_MTT_SIZE, VCX_FLD(0, 64),
 			  rdma_block_iter_dma_address(&biter));
 
-	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
+	mkc = in + VCX_CREATE_MKEY_IN_MKC_AT;
 	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
 	vcx_mkc_set_access(mkc, access);
 	/* the UMR QP may rewrite its PD and rights later (rereg), as mlx5's reg_create() */
 	vcx_set(mkc, VCX_MKC_UMR_EN, 1);
 	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
-	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
 	vcx_set64(mkc, VCX_MKC_START_ADDR, virt);
 	vcx_set64(mkc, VCX_MKC_LEN, length);
 	vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, order_base_2(page_size));
 	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, DIV_ROUND_UP(nmtt, 2));
-	vcx_set(in, VCX_CREATE_MKEY_IN_TRANSLATIONS_OCTWORD_ACTUAL_SIZE, DIV_ROUND_UP(nmtt, 2));
+	vcx_set(in, VCX_CREATE_MKEY_IN_XLT_ACTUAL, DIV_ROUND_UP(nmtt, 2));
 	err = vcx_create_mkey(vdev, mr, in, inlen);
 	kvfree(in);
 	if (err)
@@ -256,7 +256,7 @@ struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num
 {
 	struct vcx_ib_dev *ibd = to_vibdev(ibpd->device);
 	struct vcx_dev *vdev = ibd->vdev;
-	u8 in[VCX_CMD_PAS_OFFSET] = {};
+	u8 in[VCX_CREATE_MKEY_IN_LEN] = {};
 	struct vcx_mr *mr;
 	u8 *mkc;
 	int err;
@@ -276,13 +276,13 @@ struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num
 		err = -ENOMEM;
 		goto err_free;
 	}
-	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
+	mkc = in + VCX_CREATE_MKEY_IN_MKC_AT;
 	vcx_set(mkc, VCX_MKC_FREE, 1);
 	vcx_set(mkc, VCX_MKC_UMR_EN, 1);
 	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
 	vcx_set(mkc, VCX_MKC_EN_RINVAL, 1);
 	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
-	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
 	vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, PAGE_SHIFT);
 	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, mr->max_descs / 2);
 	err = vcx_create_mkey(vdev, mr, in, sizeof(in));

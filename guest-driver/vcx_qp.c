@@ -229,7 +229,7 @@ static void vcx_qp_free_user(struct vcx_qp *qp, struct ib_udata *udata)
 static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 			     struct ib_qp_init_attr *attr, u32 uar)
 {
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	size_t npages, inlen;
 	u8 *in, *qpc, *pas;
 	int err;
@@ -241,7 +241,7 @@ static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 	if (!in)
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_QP);
-	qpc = vcx_ptr(in, VCX_QP_IN_QPC);
+	qpc = in + VCX_QP_IN_QPC_AT;
 	vcx_set(qpc, VCX_QPC_ST, qp->st);
 	vcx_set(qpc, VCX_QPC_PM_STATE, VCX_QP_PM_MIGRATED);
 	vcx_set(qpc, VCX_QPC_PD, to_vpd(qp->ibqp.pd)->pdn);
@@ -249,12 +249,12 @@ static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 	vcx_set(qpc, VCX_QPC_LOG_PAGE_SIZE, 0);		/* 4 KiB pages */
 	vcx_set(qpc, VCX_QPC_PAGE_OFFSET, 0);
 	if (attr->srq) {
-		vcx_set(qpc, VCX_QPC_RQ_TYPE, VCX_RQ_TYPE_SRQ);
-		vcx_set(qpc, VCX_QPC_SRQN_RMPN, to_vsrq(attr->srq)->srqn);
+		vcx_set(qpc, VCX_QPC_RQ_TYPE, VCX_QP_RQ_TYPE_SRQ);
+		vcx_set(qpc, VCX_QPC_SRQN_RMPN_XRQN, to_vsrq(attr->srq)->srqn);
 	} else if (!qp->rq.wqe_cnt) {
-		vcx_set(qpc, VCX_QPC_RQ_TYPE, VCX_RQ_TYPE_ZERO_LEN);
+		vcx_set(qpc, VCX_QPC_RQ_TYPE, VCX_QP_RQ_TYPE_ZERO_SIZE);
 	} else {
-		vcx_set(qpc, VCX_QPC_RQ_TYPE, VCX_RQ_TYPE_REGULAR);
+		vcx_set(qpc, VCX_QPC_RQ_TYPE, VCX_QP_RQ_TYPE_REGULAR);
 		vcx_set(qpc, VCX_QPC_LOG_RQ_SIZE, ilog2(qp->rq.wqe_cnt));
 		vcx_set(qpc, VCX_QPC_LOG_RQ_STRIDE, qp->rq.wqe_shift - 4);
 	}
@@ -265,7 +265,7 @@ static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 	vcx_set(qpc, VCX_QPC_CQN_SND, to_vcq(attr->send_cq)->cqn);
 	vcx_set(qpc, VCX_QPC_CQN_RCV, to_vcq(attr->recv_cq)->cqn);
 	vcx_set64(qpc, VCX_QPC_DBR_ADDR, qp->db.dma);
-	pas = in + VCX_CMD_PAS_OFFSET;
+	pas = in + VCX_CREATE_QP_IN_PAS_AT;
 	vcx_ib_fill_pas(pas, qp->umem, qp->buf_dma, npages);
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
@@ -276,11 +276,11 @@ static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 
 static int vcx_qp_cmd_simple(struct vcx_dev *vdev, u16 opcode, u32 qpn)
 {
-	u8 in[VCX_CMD_SMALL_LEN] = {};
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 in[VCX_OBJ_CMD_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, opcode);
-	vcx_set(in, VCX_QP_IN_QPN, qpn);
+	vcx_set(in, VCX_OBJ_NUMBER, qpn);
 	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 }
 
@@ -527,7 +527,7 @@ static int vcx_qp_fill_qpc(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 			   const struct ib_qp_attr *attr, int mask, u8 *qpc)
 {
 	struct vcx_dev *vdev = ibd->vdev;
-	u8 *path = vcx_ptr(qpc, VCX_QPC_PRI_PATH);
+	u8 *path = qpc + VCX_QPC_PRI_PATH_AT;
 	int err;
 
 	vcx_set(qpc, VCX_QPC_ST, qp->st);
@@ -582,7 +582,7 @@ static int vcx_qp_fill_qpc(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 		vcx_set(qpc, VCX_QPC_RWE, !!(acc & IB_ACCESS_REMOTE_WRITE));
 		vcx_set(qpc, VCX_QPC_RAE, !!(acc & IB_ACCESS_REMOTE_ATOMIC));
 		if (acc & IB_ACCESS_REMOTE_ATOMIC)
-			vcx_set(qpc, VCX_QPC_ATOMIC_MODE, VCX_ATOMIC_MODE_IB_COMP);
+			vcx_set(qpc, VCX_QPC_ATOMIC_MODE, VCX_QP_ATOMIC_MODE_IB_COMP);
 	}
 	if (mask & IB_QP_MIN_RNR_TIMER)
 		vcx_set(qpc, VCX_QPC_MIN_RNR_NAK, attr->min_rnr_timer);
@@ -618,7 +618,7 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct vcx_dev *vdev = ibd->vdev;
 	struct vcx_qp *qp = to_vqp(ibqp);
 	enum ib_qp_state cur, new;
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 out[VCX_CMD_HDR_SIZE] = {};
 	u32 optpar;
 	u16 op;
 	u8 *in;
@@ -657,19 +657,19 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto done;
 	}
 
-	in = kzalloc(VCX_QP_MOD_IN_LEN, GFP_KERNEL);
+	in = kzalloc(VCX_MODIFY_QP_IN_LEN, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
-	err = vcx_qp_fill_qpc(ibd, qp, attr, mask, vcx_ptr(in, VCX_QP_IN_QPC));
+	err = vcx_qp_fill_qpc(ibd, qp, attr, mask, in + VCX_QP_IN_QPC_AT);
 	if (err) {
 		kfree(in);
 		return err;
 	}
 	optpar = vcx_ib_mask_to_optpar(mask) & vcx_qp_opt_mask(cur, new, qp->st);
 	vcx_set(in, VCX_CMD_IN_OPCODE, op);
-	vcx_set(in, VCX_QP_IN_QPN, qp->qpn);
+	vcx_set(in, VCX_MODIFY_QP_IN_QPN, qp->qpn);
 	vcx_set(in, VCX_QP_IN_OPT_PARAM_MASK, optpar);
-	err = vcx_cmd_exec(vdev, in, VCX_QP_MOD_IN_LEN, out, sizeof(out));
+	err = vcx_cmd_exec(vdev, in, VCX_MODIFY_QP_IN_LEN, out, sizeof(out));
 	kfree(in);
 	if (err)
 		return err;
@@ -705,7 +705,7 @@ int vcx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct vcx_qp *qp = to_vqp(ibqp);
 	struct vcx_dev *vdev = qp->vdev;
-	u8 in[VCX_CMD_SMALL_LEN] = {};
+	u8 in[VCX_OBJ_CMD_LEN] = {};
 	u8 *out, *qpc, *path;
 	int err;
 
@@ -713,12 +713,12 @@ int vcx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (!out)
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_QP);
-	vcx_set(in, VCX_QP_IN_QPN, qp->qpn);
+	vcx_set(in, VCX_OBJ_NUMBER, qp->qpn);
 	err = vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_QP_OUT_LEN);
 	if (err)
 		goto out;
-	qpc = vcx_ptr(out, VCX_QUERY_QP_OUT_QPC);
-	path = vcx_ptr(qpc, VCX_QPC_PRI_PATH);
+	qpc = out + VCX_QUERY_QP_OUT_QPC_AT;
+	path = qpc + VCX_QPC_PRI_PATH_AT;
 
 	memset(attr, 0, sizeof(*attr));
 	attr->qp_state = vcx_to_ib_qp_state(vcx_get(qpc, VCX_QPC_STATE));
@@ -930,7 +930,7 @@ static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
 				     VCX_UMR_MASK_RR | VCX_UMR_MASK_RW | VCX_UMR_MASK_A);
 		vcx_mkc_set_access(mkc, u->access);
 		vcx_set(mkc, VCX_MKC_PD, u->pdn);
-		vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+		vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
 		vcx_set(mkc, VCX_MKC_MKEY_7_0, u->mkey & 0xff);
 		return (VCX_WQE_CTRL_SIZE + VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE) /
 		       VCX_WQE_DS;
@@ -956,7 +956,7 @@ static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
 	vcx_wqe_umr_ctrl_set(seg, 0, octo, mask);
 	vcx_mkc_set_access(mkc, reg->access);
 	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
-	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
 	vcx_set(mkc, VCX_MKC_MKEY_7_0, reg->key & 0xff);
 	vcx_set(mkc, VCX_MKC_EN_RINVAL, 1);
 	vcx_set(mkc, VCX_MKC_PD, to_vpd(qp->ibqp.pd)->pdn);

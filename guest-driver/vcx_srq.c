@@ -35,7 +35,7 @@ static bool vcx_srq_use_rmp(struct vcx_dev *vdev)
 static int vcx_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn,
 			      struct ib_umem *umem, size_t npages)
 {
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	size_t inlen;
 	u8 *in, *ctx, *pas;
 	u32 log_size = ilog2(srq->max);
@@ -50,9 +50,9 @@ static int vcx_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn
 		u8 *wq;
 
 		vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_RMP);
-		ctx = vcx_ptr(in, VCX_CREATE_RMP_IN_CTX);
+		ctx = in + VCX_CREATE_RMP_IN_RMPC_AT;
 		vcx_set(ctx, VCX_RMPC_STATE, VCX_RMPC_STATE_RDY);
-		wq = vcx_ptr(ctx, VCX_RMPC_WQ);
+		wq = ctx + VCX_RMPC_WQ_AT;
 		vcx_set(wq, VCX_WQ_WQ_TYPE, VCX_WQ_TYPE_LINKED_LIST);
 		vcx_set(wq, VCX_WQ_LOG_WQ_PG_SZ, 0);	/* 4 KiB pages */
 		vcx_set(wq, VCX_WQ_LOG_WQ_STRIDE, srq->wqe_shift);
@@ -61,10 +61,10 @@ static int vcx_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn
 		vcx_set(wq, VCX_WQ_LWM, srq->limit);
 		vcx_set(wq, VCX_WQ_PD, pdn);
 		vcx_set64(wq, VCX_WQ_DBR_ADDR, srq->db.dma);
-		pas = in + VCX_CREATE_RMP_PAS_OFFSET;
+		pas = wq + VCX_WQ_PAS_AT;
 	} else {
 		vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_SRQ);
-		ctx = vcx_ptr(in, VCX_CREATE_SRQ_IN_SRQC);
+		ctx = in + VCX_CREATE_SRQ_IN_SRQC_AT;
 		vcx_set(ctx, VCX_SRQC_LOG_SRQ_SIZE, log_size);
 		vcx_set(ctx, VCX_SRQC_LOG_RQ_STRIDE, srq->wqe_shift - 4);
 		vcx_set(ctx, VCX_SRQC_LOG_PAGE_SIZE, 0);
@@ -72,31 +72,31 @@ static int vcx_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn
 		vcx_set(ctx, VCX_SRQC_LWM, srq->limit);
 		vcx_set(ctx, VCX_SRQC_PD, pdn);
 		vcx_set64(ctx, VCX_SRQC_DBR_ADDR, srq->db.dma);
-		pas = in + VCX_CMD_PAS_OFFSET;
+		pas = in + VCX_CREATE_SRQ_IN_PAS_AT;
 	}
 	vcx_ib_fill_pas(pas, umem, srq->buf_dma, npages);
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (!err)
-		srq->srqn = vcx_get(out, VCX_OBJ_OUT_NUM);
+		srq->srqn = vcx_get(out, VCX_OBJ_NUMBER);
 	return err;
 }
 
 static int vcx_srq_cmd_destroy(struct vcx_dev *vdev, struct vcx_srq *srq)
 {
-	u8 in[VCX_CMD_SMALL_LEN] = {};
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 in[VCX_OBJ_CMD_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, srq->is_rmp ? VCX_CMD_OP_DESTROY_RMP :
 						     VCX_CMD_OP_DESTROY_SRQ);
-	vcx_set(in, VCX_OBJ_IN_NUM, srq->srqn);
+	vcx_set(in, VCX_OBJ_NUMBER, srq->srqn);
 	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 }
 
 /* Arm the limit: MODIFY_RMP of lwm (ISSI 1) or ARM_RQ (ISSI 0). */
 static int vcx_srq_cmd_arm(struct vcx_dev *vdev, struct vcx_srq *srq, u32 lwm)
 {
-	u8 out[VCX_CMD_SMALL_LEN] = {};
+	u8 out[VCX_CMD_HDR_SIZE] = {};
 	int err;
 
 	if (srq->is_rmp) {
@@ -109,13 +109,13 @@ static int vcx_srq_cmd_arm(struct vcx_dev *vdev, struct vcx_srq *srq, u32 lwm)
 		vcx_set(in, VCX_MODIFY_RMP_IN_RMP_STATE, VCX_RMPC_STATE_RDY);
 		vcx_set(in, VCX_MODIFY_RMP_IN_RMPN, srq->srqn);
 		vcx_set(in, VCX_MODIFY_RMP_IN_BITMASK_LWM, 1);
-		ctx = vcx_ptr(in, VCX_MODIFY_RMP_IN_CTX);
+		ctx = in + VCX_MODIFY_RMP_IN_RMPC_AT;
 		vcx_set(ctx, VCX_RMPC_STATE, VCX_RMPC_STATE_RDY);
-		vcx_set(vcx_ptr(ctx, VCX_RMPC_WQ), VCX_WQ_LWM, lwm);
+		vcx_set(ctx + VCX_RMPC_WQ_AT, VCX_WQ_LWM, lwm);
 		err = vcx_cmd_exec(vdev, in, VCX_MODIFY_RMP_IN_LEN, out, sizeof(out));
 		kfree(in);
 	} else {
-		u8 in[VCX_CMD_SMALL_LEN] = {};
+		u8 in[VCX_OBJ_CMD_LEN] = {};
 
 		vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ARM_RQ);
 		vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_ARM_RQ_OP_MOD_SRQ);
@@ -130,7 +130,7 @@ static int vcx_srq_cmd_arm(struct vcx_dev *vdev, struct vcx_srq *srq, u32 lwm)
 static int vcx_srq_cmd_query(struct vcx_dev *vdev, struct vcx_srq *srq, u32 *lwm,
 			     bool *error)
 {
-	u8 in[VCX_CMD_SMALL_LEN] = {};
+	u8 in[VCX_OBJ_CMD_LEN] = {};
 	size_t outlen = srq->is_rmp ? VCX_QUERY_RMP_OUT_LEN : VCX_QUERY_SRQ_OUT_LEN;
 	u8 *out, *ctx;
 	int err;
@@ -140,15 +140,15 @@ static int vcx_srq_cmd_query(struct vcx_dev *vdev, struct vcx_srq *srq, u32 *lwm
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, srq->is_rmp ? VCX_CMD_OP_QUERY_RMP :
 						     VCX_CMD_OP_QUERY_SRQ);
-	vcx_set(in, VCX_OBJ_IN_NUM, srq->srqn);
+	vcx_set(in, VCX_OBJ_NUMBER, srq->srqn);
 	err = vcx_cmd_exec(vdev, in, sizeof(in), out, outlen);
 	if (!err) {
 		if (srq->is_rmp) {
-			ctx = vcx_ptr(out, VCX_QUERY_RMP_OUT_CTX);
-			*lwm = vcx_get(vcx_ptr(ctx, VCX_RMPC_WQ), VCX_WQ_LWM);
+			ctx = out + VCX_QUERY_RMP_OUT_RMPC_AT;
+			*lwm = vcx_get(ctx + VCX_RMPC_WQ_AT, VCX_WQ_LWM);
 			*error = vcx_get(ctx, VCX_RMPC_STATE) != VCX_RMPC_STATE_RDY;
 		} else {
-			ctx = vcx_ptr(out, VCX_QUERY_SRQ_OUT_SRQC);
+			ctx = out + VCX_QUERY_SRQ_OUT_SRQC_AT;
 			*lwm = vcx_get(ctx, VCX_SRQC_LWM);
 			*error = vcx_get(ctx, VCX_SRQC_STATE) != VCX_SRQC_STATE_GOOD;
 		}

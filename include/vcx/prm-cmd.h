@@ -203,6 +203,8 @@
  */
 #define VCX_QUERY_ISSI_OUT_CURRENT_ISSI	VCX_FLD(0x050, 16)
 #define VCX_QUERY_ISSI_OUT_SUPPORTED_DW0	VCX_FLD(0x360, 32)	/* bit n: ISSI n */
+#define VCX_ISSI_0			(1u << 0)	/* supported_issi_dw0 bits */
+#define VCX_ISSI_1			(1u << 1)
 #define VCX_QUERY_ISSI_IN_LEN		0x10u
 #define VCX_QUERY_ISSI_OUT_LEN		0x70u
 #define VCX_SET_ISSI_IN_CURRENT_ISSI	VCX_FLD(0x050, 16)
@@ -452,7 +454,22 @@
 #define VCX_PTYS_ETH_PROTO_LP_ADVERTISE	VCX_FLD(0x180, 32)
 #define VCX_PTYS_PROTO_IB		(1u << 0)
 #define VCX_PTYS_PROTO_ETH		(1u << 2)
-#define VCX_ETH_LINK_100GBASE_CR4	20	/* bit number in eth_proto_* */
+/* eth_proto_* bits (legacy Ethernet protocols; bit numbers, as mlx5e_link_mode) */
+#define VCX_ETH_LINK_10GBASE_KR		4
+#define VCX_ETH_LINK_40GBASE_CR4	6
+#define VCX_ETH_LINK_40GBASE_KR4	7
+#define VCX_ETH_LINK_10GBASE_CR		12
+#define VCX_ETH_LINK_10GBASE_SR		13
+#define VCX_ETH_LINK_10GBASE_ER		14
+#define VCX_ETH_LINK_40GBASE_SR4	15
+#define VCX_ETH_LINK_40GBASE_LR4	16
+#define VCX_ETH_LINK_100GBASE_CR4	20
+#define VCX_ETH_LINK_100GBASE_SR4	21
+#define VCX_ETH_LINK_100GBASE_KR4	22
+#define VCX_ETH_LINK_100GBASE_LR4	23
+#define VCX_ETH_LINK_25GBASE_CR		27
+#define VCX_ETH_LINK_25GBASE_KR		28
+#define VCX_ETH_LINK_25GBASE_SR		29
 
 /* HOST_ENDIANNESS (16 bytes): byte 0 is 0 for a little-endian host, 0x80 for big-endian */
 #define VCX_REG_HOST_ENDIANNESS_LEN	0x10u

@@ -48,6 +48,7 @@
 
 #define VCX_ISEG_CMDIF_REV		5	/* the only command interface revision */
 #define VCX_ISEG_INITIALIZING_BIT	(1u << 31)
+#define VCX_ISEG_EMBEDDED_CPU_BIT	(1u << 23)
 #define VCX_ISEG_CMDQ_ADDR_L_MASK	0xfffff000u
 #define VCX_ISEG_NIC_IF_SHIFT		8
 #define VCX_ISEG_NIC_IF_MASK		0x3u
@@ -73,11 +74,26 @@
 #define VCX_HEALTH_RFR_SEVERITY		0x38	/* [31] rfr, [27] valid, [26:24] severity */
 #define VCX_HEALTH_IRISC_SYND_EXT	0x3c	/* [31:24] irisc_index, [23:16] synd, [15:0] ext_synd */
 #define VCX_HEALTH_RFR_BIT		(1u << 31)
+#define VCX_HEALTH_SEVERITY_VALID	(1u << 27)
+#define VCX_HEALTH_SEVERITY_SHIFT	24
+#define VCX_HEALTH_SEVERITY_MASK	0x7u
+#define VCX_HEALTH_SEVERITY_CRIT	2	/* syslog levels: 0 emergency ... 7 debug */
+#define VCX_HEALTH_SYND_SHIFT		16	/* in VCX_HEALTH_IRISC_SYND_EXT */
+#define VCX_HEALTH_SYND_MASK		0xffu
+#define VCX_HEALTH_EXT_SYND_MASK	0xffffu
 
-/* Health syndromes (PRM "Health Buffer", synd). */
+/* Health syndromes (PRM "Health Buffer", synd; MLX5_INITIAL_SEG_HEALTH_SYNDROME_*). */
 #define VCX_HEALTH_SYND_FW_ERR		0x01
 #define VCX_HEALTH_SYND_IRISC_ERR	0x07
 #define VCX_HEALTH_SYND_HW_INTERNAL_ERR	0x08
 #define VCX_HEALTH_SYND_CRC_ERR		0x09
+#define VCX_HEALTH_SYND_ICM_FETCH_PCI_ERR	0x0a
+#define VCX_HEALTH_SYND_ICM_PAGE_ERR	0x0b
+#define VCX_HEALTH_SYND_ASYNC_EQ_OVERRUN	0x0c
+#define VCX_HEALTH_SYND_EQ_IN_ERR	0x0d
+#define VCX_HEALTH_SYND_EQ_INV		0x0e
+#define VCX_HEALTH_SYND_FFSER_ERR	0x0f
+#define VCX_HEALTH_SYND_HIGH_TEMP_ERR	0x10
+#define VCX_HEALTH_SYND_ICM_PCI_POISONED	0x12
 
 #endif /* VCX_PRM_ISEG_H */

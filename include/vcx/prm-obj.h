@@ -264,6 +264,8 @@
 #define VCX_QP_RQ_TYPE_SRQ		0x1
 #define VCX_QP_RQ_TYPE_CRQ		0x2
 #define VCX_QP_RQ_TYPE_ZERO_SIZE	0x3
+/* qpc.atomic_mode (responder atomics; mlx5 MLX5_ATOMIC_MODE_*) */
+#define VCX_QP_ATOMIC_MODE_IB_COMP	0x1
 /* qpc.pm_state */
 #define VCX_QP_PM_MIGRATED		0x3
 /* qpc.mtu: 256 << (mtu - 1) bytes */
