@@ -311,7 +311,7 @@ class Verbs:
     def create_cq(self, log_size=6, eqn=None, cqe_sz=0, raw=None, npas=None):
         size = (64 << cqe_sz) << log_size
         base = self.next_cq
-        self.next_cq += max(size, 4096) + 0x1000
+        self.next_cq += -(-max(size, 4096) // 4096) * 4096 + 0x1000  # page-aligned bases
         if size <= (1 << 20):       # refused giant CQs are never initialised
             ring = bytearray(size)
             for i in range(1 << log_size):
@@ -366,7 +366,7 @@ class Verbs:
         rq_bytes = 0 if (srq is not None or zero_rq) else rq_stride << log_rq
         size = rq_bytes + (64 << log_sq)
         base = self.next_qp
-        self.next_qp += max(size, 4096) + 0x1000
+        self.next_qp += -(-max(size, 4096) // 4096) * 4096 + 0x1000  # page-aligned bases
         self.qt.memset(base, size, 0)
         n = max(1, -(-size // 4096))
         pas = b"".join(struct.pack(">Q", base + i * 4096) for i in range(n))
@@ -420,7 +420,7 @@ class Verbs:
     def create_srq(self, pd, log_size=3, stride=64, lwm=0, rmp=False, raw=None):
         size = stride << log_size
         base = self.next_srq
-        self.next_srq += max(size, 4096) + 0x1000
+        self.next_srq += -(-max(size, 4096) // 4096) * 4096 + 0x1000  # page-aligned bases
         self.qt.memset(base, size, 0)
         dbr = self.dbr()
         n = max(1, -(-size // 4096))
