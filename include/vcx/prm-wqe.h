@@ -124,7 +124,24 @@ static inline uint8_t vcx_wqe_signature(const void *wqe, uint32_t ds_cnt)
 #define VCX_WQE_UMR_XLT_OFFSET_47_16	VCX_FLD(0x80, 32)
 #define VCX_WQE_MKEY_SEG_SIZE		64u
 
+/*
+ * Memory window bind (a UMR WQE on a KLM key created free with umr_en): one KLM entry
+ * (16 bytes) naming the MR and the window's range in it, inline, padded to 64 bytes
+ * (VCX_WQE_MW_KLM_OCTOWORDS). Type 1: mkey segment qpn 0xffffff; type 2: the QP's number
+ * (mask QPN) and flag CHECK_FREE. Unbind / local invalidation: mask FREE | KEY (| QPN and
+ * flag CHECK_QPN for type 2) with free = 1 and no translations.
+ */
+#define VCX_WQE_KLM_SIZE		16u
+#define VCX_WQE_KLM_BYTE_COUNT		VCX_FLD(0x00, 32)
+#define VCX_WQE_KLM_MKEY		VCX_FLD(0x20, 32)
+#define VCX_WQE_KLM_ADDR		VCX_FLD(0x40, 64)
+#define VCX_WQE_MW_KLM_OCTOWORDS	4u
+#define VCX_UMR_MASK_MW_BIND		(VCX_UMR_MASK_FREE | VCX_UMR_MASK_KEY | VCX_UMR_MASK_LEN | \
+					 VCX_UMR_MASK_START_ADDR | VCX_UMR_MASK_LW | VCX_UMR_MASK_RR | \
+					 VCX_UMR_MASK_RW | VCX_UMR_MASK_A)
+
 /* UMR control flags. */
+#define VCX_UMR_FLAG_CHECK_QPN		0x08u	/* fail unless the key is bound to this QP */
 #define VCX_UMR_FLAG_TRANSLATION_OFFSET	0x10u	/* xlt_offset fields are valid */
 #define VCX_UMR_FLAG_CHECK_NOT_FREE	0x20u	/* fail unless the key is in use */
 #define VCX_UMR_FLAG_CHECK_FREE		0x40u	/* fail unless the key is free */
