@@ -557,6 +557,7 @@ static int vcx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udat
 	resp.num_ports = 1;
 	resp.cqe_version = 0;
 	resp.atomic_caps = ibd->atomic_caps;
+	resp.device_caps = ibd->mw ? VCX_DEVICE_CAP_MW : 0;
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
 		goto err_uars;

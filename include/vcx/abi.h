@@ -154,8 +154,11 @@ struct vcx_alloc_ucontext_resp {
 	uint8_t cqe_version;		/* CQE version in use, <= req.max_cqe_version (0) */
 	uint8_t reserved0;
 	uint32_t atomic_caps;		/* VCX_ATOMIC_CAP_*: atomics the device executes */
-	uint32_t reserved1;
+	uint32_t device_caps;		/* VCX_DEVICE_CAP_*: operations the library may post */
 };
+
+/* device_caps: memory windows (alloc_mw; BIND_MW and LOCAL_INV as UMR WQEs on RC/UC). */
+#define VCX_DEVICE_CAP_MW		(1u << 0)
 
 #define VCX_ATOMIC_CAP_CMP_SWP		(1u << 0)	/* 8-byte compare-and-swap */
 #define VCX_ATOMIC_CAP_FETCH_ADD	(1u << 1)	/* 8-byte fetch-and-add */
