@@ -35,7 +35,7 @@ int vcx_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	if (!ibd->mw)
 		return -EOPNOTSUPP;
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
-		return -EOPNOTSUPP;
+		return -EINVAL;		/* no such type (uverbs refuses it first) */
 	if (udata && udata->inlen) {
 		err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
 		if (err)

@@ -5,8 +5,8 @@
  * Access modes: PA (the key covers guest physical addresses directly; length64 covers
  * everything, as the kernel's DMA MR does) and MTT (a list of 2^log_page_size pages; the
  * IOVA start_addr and the first page share their offset within a page, as the PRM
- * requires). KLM/KSM, per-page access (pg_access), BSFs, umem and QP-bound keys are
- * refused with BAD_PARAM: their capability bits are 0. A key created free (umr_en = 1,
+ * requires). KLM keys other than memory windows (below), KSM, per-page access
+ * (pg_access), BSFs, umem and keys created bound to a QP are refused with BAD_PARAM. A key created free (umr_en = 1,
  * free = 1) exists but refuses every access until a UMR WQE (vcx_mkey_umr(), run by the
  * requester in vcx-xport.c) loads its translations and clears free; a UMR setting free
  * (local invalidation) or a SEND with invalidate (responder) disables it again.
