@@ -275,6 +275,11 @@ static void vcx_ib_init_limits(struct vcx_ib_dev *ibd)
 	ibd->frwr = vcx_cap(vdev, UMR_EXTENDED_TRANSLATION_OFFSET) &&
 		    !vcx_cap(vdev, UMR_MODIFY_ENTITY_SIZE_DISABLED) &&
 		    ibd->max_sq_desc >= ALIGN(VCX_UMR_REG_WQE_SIZE, VCX_SEND_WQEBB);
+	/*
+	 * Memory windows: KLM keys the library binds with UMR WQEs, invalidated by UMR or
+	 * SEND_WITH_INV; imaicl is the bit mlx5_ib checks before it offers them.
+	 */
+	ibd->mw = ibd->frwr && vcx_cap(vdev, IMAICL);
 	/* mlx5_ib_query_device(): a send WQE carries a control and a remote address segment. */
 	sq_sg = ibd->max_sq_desc > VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE ?
 		(ibd->max_sq_desc - VCX_WQE_CTRL_SIZE - VCX_WQE_RADDR_SEG_SIZE) /
@@ -314,6 +319,11 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 				  IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN;
 	if (ibd->frwr)
 		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	if (ibd->mw) {
+		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		props->max_mw = 1 << vcx_cap(vdev, LOG_MAX_MKEY);
+	}
 	props->max_send_sge = ibd->max_sge;
 	props->max_recv_sge = ibd->max_sge;
 	props->max_sge_rd = ibd->max_sge;
@@ -547,6 +557,7 @@ static int vcx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udat
 	resp.num_ports = 1;
 	resp.cqe_version = 0;
 	resp.atomic_caps = ibd->atomic_caps;
+	resp.device_caps = ibd->mw ? VCX_DEVICE_CAP_MW : 0;
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
 		goto err_uars;
@@ -807,6 +818,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 
 	.add_gid = vcx_ib_add_gid,
 	.alloc_mr = vcx_alloc_mr,
+	.alloc_mw = vcx_alloc_mw,
 	.map_mr_sg = vcx_map_mr_sg,
 	.alloc_pd = vcx_alloc_pd,
 	.alloc_ucontext = vcx_ib_alloc_ucontext,
@@ -819,6 +831,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 	.dealloc_ucontext = vcx_ib_dealloc_ucontext,
 	.del_gid = vcx_ib_del_gid,
 	.disassociate_ucontext = vcx_ib_disassociate_ucontext,
+	.dealloc_mw = vcx_dealloc_mw,
 	.dereg_mr = vcx_dereg_mr,
 	.destroy_ah = vcx_destroy_ah,
 	.destroy_cq = vcx_destroy_cq,
@@ -848,6 +861,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vcx_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vcx_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, vcx_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, vcx_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vcx_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vcx_srq, ibsrq),

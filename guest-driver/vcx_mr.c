@@ -91,6 +91,18 @@ struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access)
 				 IB_ACCESS_RELAXED_ORDERING)
 
 /*
+ * IB_ACCESS_MW_BIND is accepted when windows are offered and, as in mlx5_ib, leaves no
+ * trace in the mkc: the PRM has no "bind allowed" bit; the bind UMR checks PD, range and
+ * rights against the MR.
+ */
+static bool vcx_mr_access_ok(struct ib_device *ibdev, int access)
+{
+	int ok = VCX_USER_MR_ACCESS | (to_vibdev(ibdev)->mw ? IB_ACCESS_MW_BIND : 0);
+
+	return !(access & ~ok);
+}
+
+/*
  * An MTT-mode mkey over an already pinned umem: the DMA blocks of the best page size
  * become the translation list. On success the MR owns the umem.
  */
@@ -146,7 +158,7 @@ struct ib_mr *vcx_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length, u64 vir
 	struct vcx_mr *mr;
 	int err;
 
-	if (access & ~VCX_USER_MR_ACCESS)
+	if (!vcx_mr_access_ok(ibpd->device, access))
 		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -195,7 +207,7 @@ struct ib_mr *vcx_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 le
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = old->access;
-	else if (access & ~VCX_USER_MR_ACCESS)
+	else if (!vcx_mr_access_ok(ibmr->device, access))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = umem->address;

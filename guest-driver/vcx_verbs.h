@@ -80,6 +80,7 @@ struct vcx_ib_dev {
 	u32 gid_table_len;
 	u32 kernel_bf;			/* kernel doorbell register (round robin) */
 	bool frwr;			/* the device executes UMR WQEs: FRWR works */
+	bool mw;			/* memory windows (cap imaicl, with frwr) */
 	struct vcx_umr umr;
 	spinlock_t bf_lock;
 	struct vcx_qp *gsi_qp;		/* the port's GSI QP (QP1), at most one */
@@ -129,6 +130,16 @@ struct vcx_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
 };
+
+struct vcx_mw {
+	struct ib_mw ibmw;
+	u32 mkey_index;
+};
+
+static inline struct vcx_mw *to_vmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct vcx_mw, ibmw);
+}
 
 static inline struct vcx_pd *to_vpd(struct ib_pd *ibpd)
 {
@@ -319,6 +330,10 @@ bool vcx_umr_available(struct vcx_ib_dev *ibd);
 int vcx_umr_rereg_pd_access(struct vcx_ib_dev *ibd, struct vcx_mr *mr, struct ib_pd *pd,
 			    int access);
 struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num_sg);
+
+/* vcx_mw.c */
+int vcx_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int vcx_dealloc_mw(struct ib_mw *ibmw);
 int vcx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
 

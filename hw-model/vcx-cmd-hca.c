@@ -115,6 +115,8 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(CQ_RESIZE, 1, 1),
     /* UMR WQEs (vcx-mkey.c): MTT translations loaded at any octoword offset */
     GEN(UMR_EXTENDED_TRANSLATION_OFFSET, 1, 1),
+    /* memory windows: KLM keys bound by UMR WQEs, invalidation (vcx-mkey.c) */
+    GEN(IMAICL, 1, 1),
     /* what vcx-xport.c executes: 8-byte CS and FA on RC QPs, no DC */
     ATOM(REQ_8B_ENDIANNESS_MODE, VCX_ATOMIC_REQ_MODE_HOST, VCX_ATOMIC_REQ_MODE_BE),
     ATOM(SUPPORTED_REQ_8B_ENDIANNESS_MODE_1, 1, 1),

@@ -5,11 +5,16 @@
  * Access modes: PA (the key covers guest physical addresses directly; length64 covers
  * everything, as the kernel's DMA MR does) and MTT (a list of 2^log_page_size pages; the
  * IOVA start_addr and the first page share their offset within a page, as the PRM
- * requires). KLM/KSM, per-page access (pg_access), BSFs, umem and QP-bound keys are
- * refused with BAD_PARAM: their capability bits are 0. A key created free (umr_en = 1,
+ * requires). KLM keys other than memory windows (below), KSM, per-page access
+ * (pg_access), BSFs, umem and keys created bound to a QP are refused with BAD_PARAM. A key created free (umr_en = 1,
  * free = 1) exists but refuses every access until a UMR WQE (vcx_mkey_umr(), run by the
  * requester in vcx-xport.c) loads its translations and clears free; a UMR setting free
  * (local invalidation) or a SEND with invalidate (responder) disables it again.
+ *
+ * Memory windows are KLM keys created free with umr_en and no translations, as mlx5_ib
+ * allocates them. A bind UMR (vcx_mw_bind()) gives the window a range, rights and one KLM
+ * entry naming the MR it lies in; remote access through the window checks the window and
+ * then the MR at access time (a window never serves as a local key).
  *
  * The key is (mkey_index << 8) | mkey_7_0; a lookup compares both parts.
  *
@@ -36,7 +41,10 @@ enum {
     SYND_MKEY_LIMIT,
     SYND_MKEY_NONE,
     SYND_MKEY_RANGE,
+    SYND_MKEY_KLM,
 };
+
+#define VCX_MW_MAX_KLM_OCTWORDS 64
 
 #define VCX_MKEY_MIN_LOG_PAGE   12
 #define VCX_MKEY_MAX_LOG_PAGE   30
@@ -74,9 +82,19 @@ uint8_t vcx_cmd_create_mkey(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_UMEM,
                             "mkey_umem_valid: umem not supported");
     }
-    if (mode != VCX_MKC_ACCESS_MODE_PA && mode != VCX_MKC_ACCESS_MODE_MTT) {
+    if (mode != VCX_MKC_ACCESS_MODE_PA && mode != VCX_MKC_ACCESS_MODE_MTT &&
+        mode != VCX_MKC_ACCESS_MODE_KLM) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_ACCESS_MODE,
-                            "access_mode %u not supported (PA and MTT are)", mode);
+                            "access_mode %u not supported (PA, MTT and KLM are)", mode);
+    }
+    if (mode == VCX_MKC_ACCESS_MODE_KLM &&
+        (!free || !umr_en || xlt_actual || vcx_get(mkc, VCX_MKC_LENGTH64) ||
+         !xlt_size || xlt_size > VCX_MW_MAX_KLM_OCTWORDS)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_KLM,
+                            "KLM keys are memory windows: free, umr_en, no initial KLMs, "
+                            "no length64, translations_octword_size 1..%u (got free %d "
+                            "umr_en %d actual %u size %u)", VCX_MW_MAX_KLM_OCTWORDS, free,
+                            umr_en, xlt_actual, xlt_size);
     }
     if (!pd) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_PD,
@@ -291,6 +309,29 @@ VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
         *why = "range wraps";
         return NULL;
     }
+    if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+        VcxMkey *mr;
+
+        if (access & (VCX_ACC_LOCAL_READ | VCX_ACC_LOCAL_WRITE)) {
+            *why = "memory window used as a local key";
+            return NULL;
+        }
+        /* The bound MR, at access time: it may have been invalidated or destroyed. */
+        mr = vcx_mkey_get(s, mk->mw_mkey);
+        if (!mr || mr->free || mr->pdn != mk->pdn ||
+            mr->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+            *why = "memory window's MR is gone, free or of another PD";
+            return NULL;
+        }
+        if (!mr->length64) {
+            uint64_t a = mk->mw_addr + (va - mk->start);
+
+            if (a < mr->start || len > mr->len || a - mr->start > mr->len - len) {
+                *why = "memory window range outside its MR";
+                return NULL;
+            }
+        }
+    }
     return mk;
 }
 
@@ -320,6 +361,15 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
 {
     uint8_t *p = buf;
 
+    if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+        VcxMkey *mr = vcx_mkey_get(s, mk->mw_mkey);
+
+        if (va < mk->start || len > mk->len || va - mk->start > mk->len - len ||
+            !mr || mr->free || mr->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+            return MEMTX_ACCESS_ERROR;
+        }
+        return vcx_mkey_rw(s, mr, mk->mw_addr + (va - mk->start), buf, len, write);
+    }
     /*
      * Exactly the key's range: its MTT pages may reach past start + len, but the bytes
      * a transfer touches must not (receive entries are checked here, as they are filled).
@@ -350,13 +400,155 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
 }
 
 /*
+ * Memory window bind / unbind / local invalidation: a UMR WQE on a window (KLM key).
+ * Bind = mask FREE with free = 0 and one inline KLM entry naming an MR of the window's PD
+ * (not free, not a window) that covers the window; remote write or atomic rights need the
+ * MR's local write (IBTA o10-36.2.1-1). Type 2 binds name the QP (mask QPN) and check that
+ * the window is free; unbinding (type 1: a zero-length bind) and local invalidation set
+ * free, type 2 with CHECK_QPN (the window must be bound to this QP). Checked in full before
+ * the window changes; failures are MW bind errors (0x06), malformed WQEs 0x02.
+ */
+#define VCX_MW_FLAGS_OK     (VCX_UMR_FLAG_TRANSLATION_OFFSET | VCX_UMR_FLAG_CHECK_FREE | \
+                             VCX_UMR_FLAG_CHECK_QPN | VCX_UMR_FLAG_INLINE)
+#define VCX_MW_MASK_OK      (VCX_UMR_MASK_MW_BIND | VCX_UMR_MASK_QPN | VCX_UMR_MASK_LR | \
+                             VCX_UMR_MASK_SMALL_FENCE)
+
+static uint8_t vcx_mw_bind(VcxState *s, VcxMkey *mw, uint32_t pdn, uint32_t qpn,
+                           const uint8_t *w, uint32_t end, const char **why)
+{
+    const uint8_t *uc = w + VCX_WQE_CTRL_SIZE;
+    const uint8_t *seg = uc + VCX_WQE_UMR_CTRL_SIZE;
+    uint32_t off = VCX_WQE_CTRL_SIZE + VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE;
+    uint32_t flags = vcx_get(uc, VCX_WQE_UMR_FLAGS);
+    uint64_t mask = vcx_get64(uc, VCX_WQE_UMR_MKEY_MASK);
+    uint32_t xlt_oct = vcx_get(uc, VCX_WQE_UMR_XLT_OCTOWORDS);
+    VcxMkey n = *mw;
+
+    if (flags & ~VCX_MW_FLAGS_OK) {
+        *why = "memory window UMR flags not supported";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (mask & ~VCX_MW_MASK_OK) {
+        *why = "memory window UMR mkey_mask names fields a bind cannot set";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (!(mask & VCX_UMR_MASK_FREE)) {
+        *why = "memory window UMR without mask FREE";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if ((flags & VCX_UMR_FLAG_TRANSLATION_OFFSET) &&
+        (vcx_get(uc, VCX_WQE_UMR_XLT_OFFSET) || vcx_get(uc, VCX_WQE_UMR_XLT_OFFSET_47_16))) {
+        *why = "memory window bind at a translation offset";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (mw->pdn != pdn) {
+        *why = "memory window of another PD";
+        return VCX_CQE_SYND_MW_BIND_ERR;
+    }
+    if ((flags & VCX_UMR_FLAG_CHECK_FREE) && !mw->free) {
+        *why = "type 2 bind of a window that is bound";
+        return VCX_CQE_SYND_MW_BIND_ERR;
+    }
+    if ((flags & VCX_UMR_FLAG_CHECK_QPN) && (mw->free || mw->qpn != qpn)) {
+        *why = "invalidation of a window not bound to this QP";
+        return VCX_CQE_SYND_MW_BIND_ERR;
+    }
+    if (mask & VCX_UMR_MASK_QPN) {
+        n.qpn = vcx_get(seg, VCX_MKC_QPN);
+        if (n.qpn != VCX_MKC_QPN_UNBOUND && n.qpn != qpn) {
+            *why = "memory window bound to a QP other than the one binding it";
+            return VCX_CQE_SYND_MW_BIND_ERR;
+        }
+    }
+    if (mask & VCX_UMR_MASK_KEY) {
+        n.key = vcx_get(seg, VCX_MKC_MKEY_7_0);
+    }
+    n.free = vcx_get(seg, VCX_MKC_FREE);
+    if (n.free) {
+        if (xlt_oct) {
+            *why = "memory window unbind with translations";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        n.qpn = VCX_MKC_QPN_UNBOUND;
+        n.start = n.len = n.mw_addr = 0;
+        n.mw_mkey = 0;
+        n.lw = n.rr = n.rw = n.a = false;
+    } else {
+        const uint8_t *klm = w + off;
+        VcxMkey *mr;
+
+        if (!(flags & VCX_UMR_FLAG_INLINE) || !xlt_oct || xlt_oct > mw->xlt_octwords) {
+            *why = "memory window bind needs inline KLM octowords within the window's size";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        if (end < off + xlt_oct * 16) {
+            *why = "memory window KLM list beyond the WQE";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        if (mask & VCX_UMR_MASK_START_ADDR) {
+            n.start = vcx_get64(seg, VCX_MKC_START_ADDR);
+        }
+        if (mask & VCX_UMR_MASK_LEN) {
+            n.len = vcx_get64(seg, VCX_MKC_LEN);
+        }
+        if (mask & VCX_UMR_MASK_LR) {
+            n.lr = vcx_get(seg, VCX_MKC_LR);
+        }
+        if (mask & VCX_UMR_MASK_LW) {
+            n.lw = vcx_get(seg, VCX_MKC_LW);
+        }
+        if (mask & VCX_UMR_MASK_RR) {
+            n.rr = vcx_get(seg, VCX_MKC_RR);
+        }
+        if (mask & VCX_UMR_MASK_RW) {
+            n.rw = vcx_get(seg, VCX_MKC_RW);
+        }
+        if (mask & VCX_UMR_MASK_A) {
+            n.a = vcx_get(seg, VCX_MKC_A);
+        }
+        n.mw_mkey = vcx_get(klm, VCX_WQE_KLM_MKEY);
+        n.mw_addr = vcx_get64(klm, VCX_WQE_KLM_ADDR);
+        if (vcx_get(klm, VCX_WQE_KLM_BYTE_COUNT) != n.len || !n.len) {
+            *why = "memory window KLM byte_count is not the window's length";
+            return VCX_CQE_SYND_MW_BIND_ERR;
+        }
+        if (n.start + n.len < n.start || n.mw_addr + n.len < n.mw_addr) {
+            *why = "memory window range wraps";
+            return VCX_CQE_SYND_MW_BIND_ERR;
+        }
+        mr = vcx_mkey_get(s, n.mw_mkey);
+        if (!mr || mr->free || mr->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+            *why = "memory window bound to a key that is not a valid MR";
+            return VCX_CQE_SYND_MW_BIND_ERR;
+        }
+        if (mr->pdn != mw->pdn) {
+            *why = "memory window and MR in different PDs";
+            return VCX_CQE_SYND_MW_BIND_ERR;
+        }
+        if (!mr->length64 && (n.mw_addr < mr->start || n.len > mr->len ||
+                              n.mw_addr - mr->start > mr->len - n.len)) {
+            *why = "memory window range outside the MR";
+            return VCX_CQE_SYND_MW_BIND_ERR;
+        }
+        if ((n.rw || n.a) && !mr->lw) {
+            *why = "remote write or atomic window on an MR without local write";
+            return VCX_CQE_SYND_MW_BIND_ERR;
+        }
+    }
+    *mw = n;
+    trace_vcx_mkey_umr(VCX_MKEY(mw->index, mw->key), mw->free, mw->start, mw->len, xlt_oct);
+    return 0;
+}
+
+/*
  * UMR WQE execution (requester side, no packet): fast registration and local
  * invalidation of a key created with umr_en. The new context is computed in full and
  * checked before anything is written back, so a failing UMR leaves the key as it was.
  * Returns 0 or the error CQE syndrome, with *why set.
  */
 #define VCX_UMR_FLAGS_OK    (VCX_UMR_FLAG_TRANSLATION_OFFSET | VCX_UMR_FLAG_CHECK_NOT_FREE | \
-                             VCX_UMR_FLAG_CHECK_FREE | VCX_UMR_FLAG_INLINE)
+                             VCX_UMR_FLAG_CHECK_FREE | VCX_UMR_FLAG_INLINE | \
+                             VCX_UMR_FLAG_CHECK_QPN)
 #define VCX_UMR_MASK_OK     (VCX_UMR_MASK_LEN | VCX_UMR_MASK_PAGE_SIZE | \
                              VCX_UMR_MASK_START_ADDR | VCX_UMR_MASK_PD | \
                              VCX_UMR_MASK_EN_RINVAL | VCX_UMR_MASK_KEY | VCX_UMR_MASK_QPN | \
@@ -406,6 +598,13 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
     if (!mk->umr_en) {
         *why = "UMR on a key created without umr_en";
         return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+        return vcx_mw_bind(s, mk, pdn, qpn, w, end, why);
+    }
+    if (flags & VCX_UMR_FLAG_CHECK_QPN) {
+        *why = "UMR flag CHECK_QPN on a key that is not a memory window";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
     }
     if (!privileged && mk->pdn != pdn) {
         *why = "UMR on a key of another PD";

@@ -79,6 +79,9 @@ typedef struct VcxMkey {
     uint32_t xlt_octwords;      /* translations_octword_size */
     uint32_t nmtt;
     uint64_t *mtt;
+    /* memory window (access mode KLM): [start, start + len) maps to mw_addr in mw_mkey */
+    uint32_t mw_mkey;
+    uint64_t mw_addr;
 } VcxMkey;
 
 typedef struct VcxCq {

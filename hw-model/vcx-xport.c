@@ -608,7 +608,9 @@ static void vcx_resp_receive(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
         if (op == IB_OP_SEND_ONLY_INV) {
             VcxMkey *inv = vcx_mkey_get(s, pkt->inv_rkey);
 
-            if (!inv || inv->pdn != qp->pdn || !inv->umr_en) {
+            if (!inv || inv->pdn != qp->pdn || !inv->umr_en ||
+                (inv->access_mode == VCX_MKC_ACCESS_MODE_KLM &&
+                 (!inv->en_rinval || inv->qpn != qp->qpn))) {
                 qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x send with invalidate of "
                               "key 0x%x: not an invalidatable key of the QP's PD\n",
                               qp->qpn, pkt->inv_rkey);
@@ -618,6 +620,9 @@ static void vcx_resp_receive(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
                 return;
             }
             inv->free = true;
+            if (inv->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+                inv->qpn = VCX_MKC_QPN_UNBOUND;     /* a type 2 window, unbound */
+            }
             cqe_op = VCX_CQE_RESP_SEND_INV;
         } else {
             cqe_op = op == IB_OP_SEND_ONLY_IMM ? VCX_CQE_RESP_SEND_IMM : VCX_CQE_RESP_SEND;

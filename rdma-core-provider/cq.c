@@ -128,6 +128,11 @@ static int handle_requester(struct vcx_qp *qp, const uint8_t *cqe, struct ibv_wc
 		wc->opcode = IBV_WC_FETCH_ADD;
 		wc->byte_len = VCX_ATOMIC_SIZE;
 		break;
+	case VCX_OPCODE_UMR:
+		/* memory window bind or local invalidation: what was posted in that slot */
+		wc->opcode = qp->sq.wc_opcode[vcx_get(cqe, VCX_CQE_WQE_COUNTER) &
+					      (qp->sq.wqe_cnt - 1)];
+		break;
 	default:
 		/* A CQE for an opcode this library never posts: the device is confused. */
 		return CQ_POLL_ERR;

@@ -22,16 +22,23 @@ struct vcx_qp *vcx_find_qp(struct vcx_context *ctx, uint32_t qpn)
 	return vcx_table_find(&ctx->qp_table, qpn);
 }
 
-/* Bytes of the segments a send WQE of this QP type carries before its data. */
-static uint32_t sq_overhead(enum ibv_qp_type type)
+/*
+ * Bytes of the segments a send WQE of this QP type carries before its data. On a device
+ * with memory windows RC and UC WQEs also leave room for a bind (UMR control, mkey, one
+ * KLM padded to 64 bytes: 192 bytes with the control segment), as libmlx5's sq_overhead.
+ */
+static uint32_t sq_overhead(const struct vcx_context *ctx, enum ibv_qp_type type)
 {
+	uint32_t mw = ctx->mw ? VCX_WQE_MW_BIND_SIZE : 0;
+
 	switch (type) {
 	case IBV_QPT_UD:
 		return VCX_WQE_CTRL_SIZE + VCX_WQE_AV_SIZE;
 	case IBV_QPT_UC:
-		return VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE;
+		return VCX_WQE_CTRL_SIZE + max_t(uint32_t, VCX_WQE_RADDR_SEG_SIZE, mw);
 	default: /* RC: an atomic needs the remote address and the atomic segment */
-		return VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE + VCX_WQE_ATOMIC_SEG_SIZE;
+		return VCX_WQE_CTRL_SIZE +
+		       max_t(uint32_t, VCX_WQE_RADDR_SEG_SIZE + VCX_WQE_ATOMIC_SEG_SIZE, mw);
 	}
 }
 
@@ -39,7 +46,7 @@ static int size_sq(struct vcx_context *ctx, struct vcx_qp *qp,
 		   const struct ibv_qp_init_attr_ex *attr)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
-	uint32_t overhead = sq_overhead(attr->qp_type);
+	uint32_t overhead = sq_overhead(ctx, attr->qp_type);
 	uint32_t data, wqe_size, wqebbs;
 
 	if (!cap->max_send_wr)
@@ -96,7 +103,8 @@ static int alloc_wq_arrays(struct vcx_qp *qp)
 	if (qp->sq.wqe_cnt) {
 		qp->sq.wrid = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wrid));
 		qp->sq.wqe_head = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wqe_head));
-		if (!qp->sq.wrid || !qp->sq.wqe_head)
+		qp->sq.wc_opcode = calloc(qp->sq.wqe_cnt, sizeof(*qp->sq.wc_opcode));
+		if (!qp->sq.wrid || !qp->sq.wqe_head || !qp->sq.wc_opcode)
 			return ENOMEM;
 	}
 	if (qp->rq.wqe_cnt) {
@@ -111,6 +119,7 @@ static void free_wq_arrays(struct vcx_qp *qp)
 {
 	free(qp->sq.wrid);
 	free(qp->sq.wqe_head);
+	free(qp->sq.wc_opcode);
 	free(qp->rq.wrid);
 }
 
@@ -232,6 +241,8 @@ static struct vcx_qp *create_qp(struct vcx_context *ctx, struct ibv_qp_init_attr
 	qp->atomics_enabled = attr->qp_type == IBV_QPT_RC &&
 			      (ctx->atomic_caps & VCX_ATOMIC_CAP_CMP_SWP) &&
 			      (ctx->atomic_caps & VCX_ATOMIC_CAP_FETCH_ADD);
+	qp->mw_enabled = (attr->qp_type == IBV_QPT_RC || attr->qp_type == IBV_QPT_UC) &&
+			 ctx->mw;
 	qp->sq_signal_bits = attr->sq_sig_all ? VCX_WQE_CE_CQE : VCX_WQE_CE_ERROR_ONLY;
 
 	/* Operations the QP cannot carry fail the creation, before the kernel sees it. */

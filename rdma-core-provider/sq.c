@@ -9,8 +9,11 @@
  *
  * Operations: RC: SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE(_WITH_IMM), RDMA_READ,
  * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD. UC: SEND(_WITH_IMM), RDMA_WRITE(_WITH_IMM).
- * UD: SEND(_WITH_IMM). Inline data for sends and writes. Memory windows and local
- * invalidation need UMR WQEs, which this library does not build: they fail with EINVAL.
+ * UD: SEND(_WITH_IMM). Inline data for sends and writes. RC and UC, when the device offers
+ * memory windows: BIND_MW and LOCAL_INV as UMR WQEs (libmlx5's set_bind_wr layout; the
+ * window's current rkey in the control segment's immediate, the new key byte, range,
+ * rights, QP (type 2) and the MR in the UMR segments). Their completions report
+ * IBV_WC_BIND_MW / IBV_WC_LOCAL_INV.
  *
  * The steps after the translation of a WR (description checks, overflow check, WQE write
  * and slot bookkeeping, doorbell) are shared with the ibv_wr_* API in sq_wr.c, so both
@@ -57,8 +60,12 @@ int vcx_sq_opcode(const struct vcx_qp *qp, enum ibv_wr_opcode op)
 		return type == IBV_QPT_RC && qp->atomics_enabled ? VCX_OPCODE_ATOMIC_CS : -1;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IBV_QPT_RC && qp->atomics_enabled ? VCX_OPCODE_ATOMIC_FA : -1;
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+		/* UMR WQEs on the QP, as libmlx5 posts them; the device must offer windows */
+		return qp->mw_enabled ? VCX_OPCODE_UMR : -1;
 	default:
-		/* LOCAL_INV, BIND_MW (UMR WQEs), TSO, ATOMIC_WRITE, FLUSH, driver opcodes */
+		/* TSO, ATOMIC_WRITE, FLUSH, driver opcodes */
 		return -1;
 	}
 }
@@ -77,7 +84,8 @@ int vcx_sq_desc_start(const struct vcx_qp *qp, enum ibv_wr_opcode op, unsigned i
 		      (send_flags & IBV_SEND_SIGNALED ? VCX_WQE_CE_CQE : 0) |
 		      (send_flags & IBV_SEND_SOLICITED ? VCX_WQE_SE_SOLICITED : 0) |
 		      (send_flags & IBV_SEND_FENCE ? VCX_WQE_FM_SMALL_AND_FENCE : 0);
-	d->inline_data = send_flags & IBV_SEND_INLINE;
+	/* a UMR carries no data: IBV_SEND_INLINE means nothing to it */
+	d->inline_data = opcode != VCX_OPCODE_UMR && (send_flags & IBV_SEND_INLINE);
 	return 0;
 }
 
@@ -97,6 +105,48 @@ int vcx_sq_desc_check(const struct vcx_qp *qp, const struct vcx_send_desc *d)
 	return 0;
 }
 
+/*
+ * A memory window bind (mr and length > 0; length 0 unbinds a type 1 window) as libmlx5
+ * checks it: no zero-based windows, rights among local write / remote read, write,
+ * atomic, at most 2 GiB (one KLM entry).
+ */
+int vcx_sq_desc_bind(struct vcx_send_desc *d, const struct ibv_mw *mw, uint32_t rkey,
+		     const struct ibv_mw_bind_info *bi)
+{
+	unsigned int acc = bi->mw_access_flags;
+
+	if (!mw || (acc & ~(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)))
+		return EINVAL;
+	if (bi->length && !bi->mr)
+		return EINVAL;
+	if (bi->length > 1ull << 31)
+		return EOPNOTSUPP;
+	d->has_mw = true;
+	d->mw_type2 = mw->type == IBV_MW_TYPE_2;
+	d->mw_key = rkey & 0xff;
+	d->imm = mw->rkey;
+	d->mw_length = bi->length;
+	if (!bi->length)
+		return 0;
+	d->mw_lkey = bi->mr->lkey;
+	d->mw_addr = bi->addr;
+	d->mw_access = (acc & IBV_ACCESS_LOCAL_WRITE ? VCX_MW_ACC_LW : 0) |
+		       (acc & IBV_ACCESS_REMOTE_READ ? VCX_MW_ACC_RR : 0) |
+		       (acc & IBV_ACCESS_REMOTE_WRITE ? VCX_MW_ACC_RW : 0) |
+		       (acc & IBV_ACCESS_REMOTE_ATOMIC ? VCX_MW_ACC_A : 0);
+	return 0;
+}
+
+/* Local invalidation: a UMR freeing the window bound to this QP (type 2). */
+void vcx_sq_desc_local_inv(struct vcx_send_desc *d, uint32_t invalidate_rkey)
+{
+	d->has_mw = true;
+	d->mw_inv = true;
+	d->mw_type2 = true;
+	d->imm = invalidate_rkey;
+}
+
 /* Translate one WR; EINVAL for what the QP cannot carry. */
 static int describe_wr(struct vcx_qp *qp, const struct ibv_send_wr *wr,
 		       struct vcx_send_desc *d)
@@ -108,6 +158,15 @@ static int describe_wr(struct vcx_qp *qp, const struct ibv_send_wr *wr,
 	err = vcx_sq_desc_start(qp, wr->opcode, wr->send_flags, d);
 	if (err)
 		return err;
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		err = vcx_sq_desc_bind(d, wr->bind_mw.mw, wr->bind_mw.rkey,
+				       &wr->bind_mw.bind_info);
+		return err ? err : vcx_sq_desc_check(qp, d);
+	}
+	if (wr->opcode == IBV_WR_LOCAL_INV) {
+		vcx_sq_desc_local_inv(d, wr->invalidate_rkey);
+		return vcx_sq_desc_check(qp, d);
+	}
 	d->sg_list = (const struct vcx_sge *)wr->sg_list;
 	d->num_sge = wr->num_sge;
 
@@ -193,6 +252,7 @@ int vcx_sq_write_wqe(struct vcx_qp *qp, const struct vcx_send_desc *d, uint64_t 
 		return err;
 	sq->wrid[idx] = wr_id;
 	sq->wqe_head[idx] = sq->head + nreq + 1;
+	sq->wc_opcode[idx] = d->mw_inv ? IBV_WC_LOCAL_INV : IBV_WC_BIND_MW;
 	*last_ctrl = vcx_sq_ring_at(&ring, sq->cur_post, 0);
 	sq->cur_post += vcx_wqe_wqebbs(ds);
 	return 0;

@@ -63,6 +63,18 @@ int vcx_sq_build_wqe(const struct vcx_sq_ring *sq, uint32_t cur_post, uint32_t q
 	uint32_t ds = 1;
 	uint32_t i;
 
+	if (d->has_mw) {
+		uint8_t segs[VCX_WQE_MW_BIND_SIZE];
+		uint32_t len = vcx_wqe_mw_segs_set(segs, d->mw_type2, qpn, d->mw_key,
+						   d->mw_access, d->mw_lkey, d->mw_addr,
+						   d->mw_length);
+
+		ds += len / VCX_WQE_DS;
+		if (ds > max_ds)
+			return EINVAL;
+		ring_copy(sq, cur_post, off, segs, len);
+		goto ctrl;
+	}
 	if (d->av) {
 		uint8_t *seg = vcx_sq_ring_at(sq, cur_post, off);
 
@@ -108,6 +120,7 @@ int vcx_sq_build_wqe(const struct vcx_sq_ring *sq, uint32_t cur_post, uint32_t q
 	if (ds > max_ds)
 		return EINVAL;
 
+ctrl:
 	vcx_wqe_ctrl_set(vcx_sq_ring_at(sq, cur_post, 0), d->opcode, 0,
 			 (uint16_t)(cur_post & VCX_WQE_INDEX_MASK), qpn, (uint8_t)ds,
 			 d->fm_ce_se, d->imm);

@@ -7,6 +7,9 @@
  *
  *     control | [datagram (UD)] | [remote address] | [atomic] | data segments or inline
  *
+ * or, for a memory window bind or invalidation (opcode UMR), control | UMR control |
+ * mkey | [one KLM entry padded to 64 bytes] (vcx_wqe_mw_segs_set in prm-wqe.h).
+ *
  * starting at WQEBB cur_post and wrapping at the end of the ring. Pure C on the ring
  * buffer, so tests/unit checks its output byte for byte.
  */
@@ -41,6 +44,14 @@ struct vcx_send_desc {
 	bool has_atomic;
 	uint64_t swap_add;
 	uint64_t compare;
+	bool has_mw;			/* UMR: bind / unbind / invalidate a memory window */
+	bool mw_inv;			/* LOCAL_INV (else BIND_MW) */
+	bool mw_type2;			/* bound to this QP (CHECK_FREE; invalidate CHECK_QPN) */
+	uint8_t mw_key;			/* the window's new key byte */
+	uint8_t mw_access;		/* VCX_MW_ACC_* */
+	uint32_t mw_lkey;		/* the MR the window lies in */
+	uint64_t mw_addr;
+	uint64_t mw_length;		/* 0: unbind or invalidate */
 	bool inline_data;		/* copy the gather list into the WQE */
 	const struct vcx_sge *sg_list;
 	uint32_t num_sge;

@@ -185,9 +185,9 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t r
 }
 
 /*
- * Operations this library cannot build (memory windows and local invalidation need UMR
- * WQEs; no TSO, atomic write, flush or XRC): create_qp_ex refuses to offer them, and if
- * called anyway they fail the batch rather than post something else.
+ * Operations this library cannot build (no TSO, atomic write, flush or XRC): create_qp_ex
+ * refuses to offer them, and if called anyway they fail the batch rather than post
+ * something else.
  */
 static void wr_refuse(struct ibv_qp_ex *qpx)
 {
@@ -197,15 +197,45 @@ static void wr_refuse(struct ibv_qp_ex *qpx)
 	wr_fail(qp, EINVAL);
 }
 
+/*
+ * Memory windows (RC, UC on a device with windows): complete WRs at once, no setters.
+ * wr_bind_mw binds as type 2 whatever the window, as libmlx5's does.
+ */
 static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 		       const struct ibv_mw_bind_info *bind_info)
 {
-	wr_refuse(qpx);
+	struct vcx_send_desc *d = start_wr(qpx, IBV_WR_BIND_MW);
+	struct vcx_qp *qp = wr_qp(qpx);
+	int err;
+
+	if (!d)
+		return;
+	if (!bind_info || (bind_info->mw_access_flags & IBV_ACCESS_ZERO_BASED)) {
+		qp->wr.pending = false;
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	err = vcx_sq_desc_bind(d, mw, rkey, bind_info);
+	if (err) {
+		qp->wr.pending = false;
+		wr_fail(qp, err);
+		return;
+	}
+	d->mw_type2 = true;
+	qp->wr.has_data = true;
+	write_pending(qp);
 }
 
 static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 {
-	wr_refuse(qpx);
+	struct vcx_send_desc *d = start_wr(qpx, IBV_WR_LOCAL_INV);
+	struct vcx_qp *qp = wr_qp(qpx);
+
+	if (!d)
+		return;
+	vcx_sq_desc_local_inv(d, invalidate_rkey);
+	qp->wr.has_data = true;
+	write_pending(qp);
 }
 
 static void wr_send_tso(struct ibv_qp_ex *qpx, void *hdr, uint16_t hdr_sz, uint16_t mss)
@@ -398,7 +428,8 @@ static const struct {
 
 /*
  * EOPNOTSUPP unless this QP (type, atomics) can carry every requested operation, as
- * libmlx5 refuses operations the device lacks. Needs qp_type and atomics_enabled.
+ * libmlx5 refuses operations the device lacks. Needs qp_type, atomics_enabled and
+ * mw_enabled.
  */
 int vcx_qp_wr_check_ops(const struct vcx_qp *qp, uint64_t send_ops_flags)
 {

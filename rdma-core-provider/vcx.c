@@ -39,6 +39,9 @@ static const struct verbs_context_ops vcx_ctx_ops = {
 	.reg_mr = vcx_reg_mr,
 	.rereg_mr = vcx_rereg_mr,
 	.dereg_mr = vcx_dereg_mr,
+	.alloc_mw = vcx_alloc_mw,
+	.dealloc_mw = vcx_dealloc_mw,
+	.bind_mw = vcx_bind_mw,
 	.create_ah = vcx_create_ah,
 	.destroy_ah = vcx_destroy_ah,
 
@@ -184,6 +187,7 @@ static struct verbs_context *vcx_alloc_context(struct ibv_device *ibdev, int cmd
 	ctx->max_sge = r->max_sge;
 	ctx->max_inline_data = r->max_inline_data;
 	ctx->atomic_caps = r->atomic_caps;
+	ctx->mw = r->device_caps & VCX_DEVICE_CAP_MW;
 	ctx->num_ports = (uint8_t)r->num_ports;
 
 	err = vcx_map_uars(ctx, cmd_fd);

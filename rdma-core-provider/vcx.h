@@ -66,6 +66,7 @@ struct vcx_context {
 	struct verbs_context ibv_ctx;
 	uint32_t page_size;
 	bool single_threaded;		/* VCX_SINGLE_THREADED=1: per-queue locks elided */
+	bool mw;			/* memory windows: alloc_mw, BIND_MW, LOCAL_INV */
 
 	/* From the alloc_ucontext response. */
 	uint32_t qp_tab_size;
@@ -128,6 +129,8 @@ struct vcx_cq {
 struct vcx_wq {
 	uint64_t *wrid;			/* per slot: the wr_id to report */
 	uint32_t *wqe_head;		/* SQ, per slot: WRs posted up to and including it */
+	uint8_t *wc_opcode;		/* SQ, per slot: UMR WQEs' ibv_wc_opcode (BIND_MW,
+					 * LOCAL_INV), as libmlx5's wr_data */
 	uint32_t wqe_cnt;		/* slots (WQEBBs for the SQ, WQEs for the RQ) */
 	uint32_t max_post;		/* WRs that fit */
 	uint32_t head;			/* WRs posted */
@@ -171,6 +174,7 @@ struct vcx_qp {
 	uint32_t max_wqe_ds;		/* DS units of the largest send WQE */
 	uint8_t sq_signal_bits;		/* CE bits for every WQE (sq_sig_all) */
 	bool atomics_enabled;
+	bool mw_enabled;		/* RC/UC on a device with memory windows */
 	/*
 	 * What the QP state lets software post (libmlx5's operational state): receives
 	 * from INIT on, sends from RTS on; RESET closes both. ERR keeps them open, the
@@ -245,6 +249,9 @@ struct ibv_mr *vcx_reg_mr(struct ibv_pd *pd, void *addr, size_t length, uint64_t
 int vcx_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd, void *addr,
 		 size_t length, int access);
 int vcx_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *vcx_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int vcx_dealloc_mw(struct ibv_mw *mw);
+int vcx_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
 
 /* ah.c */
 struct ibv_ah *vcx_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
@@ -277,6 +284,9 @@ int vcx_sq_opcode(const struct vcx_qp *qp, enum ibv_wr_opcode op);
 int vcx_sq_desc_start(const struct vcx_qp *qp, enum ibv_wr_opcode op, unsigned int send_flags,
 		      struct vcx_send_desc *d);
 int vcx_sq_desc_check(const struct vcx_qp *qp, const struct vcx_send_desc *d);
+int vcx_sq_desc_bind(struct vcx_send_desc *d, const struct ibv_mw *mw, uint32_t rkey,
+		     const struct ibv_mw_bind_info *bi);
+void vcx_sq_desc_local_inv(struct vcx_send_desc *d, uint32_t invalidate_rkey);
 bool vcx_sq_overflow(struct vcx_wq *wq, uint32_t nreq, struct vcx_cq *cq);
 int vcx_sq_write_wqe(struct vcx_qp *qp, const struct vcx_send_desc *d, uint64_t wr_id,
 		     uint32_t nreq, const uint8_t **last_ctrl);

@@ -113,3 +113,61 @@ int vcx_dereg_mr(struct verbs_mr *vmr)
 	free(vmr);
 	return 0;
 }
+
+/*
+ * Memory windows (libmlx5 mlx5_alloc_mw / mlx5_bind_mw): the kernel creates a free KLM
+ * key (no driver data either way); binding is a UMR WQE on the application's QP.
+ */
+struct ibv_mw *vcx_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+
+	if (!to_vcx_ctx(pd->context)->mw) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	if (ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp, sizeof(resp))) {
+		free(mw);
+		return NULL;
+	}
+	return mw;
+}
+
+int vcx_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}
+
+/* ibv_bind_mw (type 1): a BIND_MW WR with the next key byte; the new rkey on success. */
+int vcx_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind)
+{
+	const struct ibv_mw_bind_info *bi = &mw_bind->bind_info;
+	struct ibv_send_wr wr = {}, *bad_wr = NULL;
+	int ret;
+
+	if (bi->mw_access_flags & IBV_ACCESS_ZERO_BASED)
+		return errno = EINVAL;
+	if (bi->mr && verbs_get_mr(bi->mr)->mr_type != IBV_MR_TYPE_MR)
+		return errno = EOPNOTSUPP;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.wr_id = mw_bind->wr_id;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.bind_info = *bi;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	ret = vcx_post_send(qp, &wr, &bad_wr);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
+}

@@ -64,6 +64,11 @@
  *                 device starts consuming at WQE 0. The core srq_limit arms the limit.
  *                 resp.srqn is the PRM SRQ number, which CQEs carry in srqn.
  * create_ah       resp.dmac is the destination MAC resolved by the kernel (RoCE).
+ * alloc_mw        Request optional (the library sends none, as libmlx5): struct
+ *                 vcx_alloc_mw_req, comp_mask and reserved fields 0, num_klms the KLM
+ *                 entries a bind may load (0: 1); the kernel creates a free KLM mkey with
+ *                 umr_en and room for roundup(num_klms, 4) entries (mlx5_ib_alloc_mw).
+ *                 The rkey comes in the core response. No response data.
  * modify/query/destroy of every object, dereg_mr, destroy_ah: no driver data.
  */
 #ifndef VCX_ABI_H
@@ -103,6 +108,16 @@ static inline uint32_t vcx_mmap_index(uint64_t pgoff)
 }
 
 /* ---------------------------------------------------------------------------------------
+ * alloc_mw (IB_USER_VERBS_CMD_ALLOC_MW); the layout of mlx5_ib_alloc_mw
+ */
+struct vcx_alloc_mw_req {
+	uint32_t comp_mask;		/* 0 */
+	uint8_t num_klms;		/* 0: 1 */
+	uint8_t reserved1;
+	uint16_t reserved2;
+};
+
+/* ---------------------------------------------------------------------------------------
  * alloc_ucontext (IB_USER_VERBS_CMD_GET_CONTEXT)
  */
 
@@ -139,8 +154,11 @@ struct vcx_alloc_ucontext_resp {
 	uint8_t cqe_version;		/* CQE version in use, <= req.max_cqe_version (0) */
 	uint8_t reserved0;
 	uint32_t atomic_caps;		/* VCX_ATOMIC_CAP_*: atomics the device executes */
-	uint32_t reserved1;
+	uint32_t device_caps;		/* VCX_DEVICE_CAP_*: operations the library may post */
 };
+
+/* device_caps: memory windows (alloc_mw; BIND_MW and LOCAL_INV as UMR WQEs on RC/UC). */
+#define VCX_DEVICE_CAP_MW		(1u << 0)
 
 #define VCX_ATOMIC_CAP_CMP_SWP		(1u << 0)	/* 8-byte compare-and-swap */
 #define VCX_ATOMIC_CAP_FETCH_ADD	(1u << 1)	/* 8-byte fetch-and-add */

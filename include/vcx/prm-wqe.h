@@ -124,7 +124,33 @@ static inline uint8_t vcx_wqe_signature(const void *wqe, uint32_t ds_cnt)
 #define VCX_WQE_UMR_XLT_OFFSET_47_16	VCX_FLD(0x80, 32)
 #define VCX_WQE_MKEY_SEG_SIZE		64u
 
+/*
+ * Memory window bind (a UMR WQE on a KLM key created free with umr_en): one KLM entry
+ * (16 bytes) naming the MR and the window's range in it, inline, padded to 64 bytes
+ * (VCX_WQE_MW_KLM_OCTOWORDS). Type 1: mkey segment qpn 0xffffff; type 2: the QP's number
+ * (mask QPN) and flag CHECK_FREE. Unbind / local invalidation: mask FREE | KEY (| QPN and
+ * flag CHECK_QPN for type 2) with free = 1 and no translations.
+ */
+#define VCX_WQE_KLM_SIZE		16u
+#define VCX_WQE_KLM_BYTE_COUNT		VCX_FLD(0x00, 32)
+#define VCX_WQE_KLM_MKEY		VCX_FLD(0x20, 32)
+#define VCX_WQE_KLM_ADDR		VCX_FLD(0x40, 64)
+#define VCX_WQE_MW_KLM_OCTOWORDS	4u
+#define VCX_UMR_MASK_MW_BIND		(VCX_UMR_MASK_FREE | VCX_UMR_MASK_KEY | VCX_UMR_MASK_LEN | \
+					 VCX_UMR_MASK_START_ADDR | VCX_UMR_MASK_LW | VCX_UMR_MASK_RR | \
+					 VCX_UMR_MASK_RW | VCX_UMR_MASK_A)
+/* The segments after the control segment: bind 176 bytes, unbind / invalidate 112. */
+#define VCX_WQE_MW_BIND_SIZE		(VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE + \
+					 VCX_WQE_MW_KLM_OCTOWORDS * 16u)
+#define VCX_WQE_MW_UNBIND_SIZE		(VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE)
+/* Window rights: the mkc access byte (mkey segment byte 2) bits. */
+#define VCX_MW_ACC_LW			0x08u
+#define VCX_MW_ACC_RR			0x10u
+#define VCX_MW_ACC_RW			0x20u
+#define VCX_MW_ACC_A			0x40u
+
 /* UMR control flags. */
+#define VCX_UMR_FLAG_CHECK_QPN		0x08u	/* fail unless the key is bound to this QP */
 #define VCX_UMR_FLAG_TRANSLATION_OFFSET	0x10u	/* xlt_offset fields are valid */
 #define VCX_UMR_FLAG_CHECK_NOT_FREE	0x20u	/* fail unless the key is in use */
 #define VCX_UMR_FLAG_CHECK_FREE		0x40u	/* fail unless the key is free */
@@ -159,6 +185,45 @@ static inline void vcx_wqe_umr_ctrl_set(void *seg, uint8_t flags, uint16_t xlt_o
 	vcx_be32_store(p + 4, (uint32_t)xlt_octowords << 16);
 	vcx_be32_store(p + 8, (uint32_t)(mkey_mask >> 32));
 	vcx_be32_store(p + 12, (uint32_t)mkey_mask);
+}
+
+/*
+ * Write the UMR control, mkey and (bind) KLM segments of a memory window bind into segs
+ * (VCX_WQE_MW_BIND_SIZE bytes), as libmlx5's set_bind_wr lays them out; length 0 unbinds
+ * (type 1) or invalidates (type 2, CHECK_QPN). The control segment's imm names the window.
+ * Returns the bytes written.
+ */
+static inline uint32_t vcx_wqe_mw_segs_set(uint8_t *segs, int type2, uint32_t qpn, uint8_t key,
+					   uint8_t access, uint32_t mr_lkey, uint64_t addr,
+					   uint64_t length)
+{
+	uint8_t *mkey = segs + VCX_WQE_UMR_CTRL_SIZE;
+	uint8_t *klm = mkey + VCX_WQE_MKEY_SEG_SIZE;
+	uint64_t mask = VCX_UMR_MASK_FREE | VCX_UMR_MASK_KEY | (type2 ? VCX_UMR_MASK_QPN : 0);
+	uint8_t flags = VCX_UMR_FLAG_INLINE | VCX_UMR_FLAG_TRANSLATION_OFFSET;
+	uint32_t i;
+
+	for (i = 0; i < VCX_WQE_MW_BIND_SIZE; i++)
+		segs[i] = 0;
+	if (!length) {
+		vcx_wqe_umr_ctrl_set(segs, flags | (type2 ? VCX_UMR_FLAG_CHECK_QPN : 0), 0, mask);
+		mkey[0] = 0x40;				/* free */
+		vcx_be32_store(mkey + 4, 0xffffff00u | key);
+		return VCX_WQE_MW_UNBIND_SIZE;
+	}
+	vcx_wqe_umr_ctrl_set(segs, flags | (type2 ? VCX_UMR_FLAG_CHECK_FREE : 0),
+			     VCX_WQE_MW_KLM_OCTOWORDS, mask | VCX_UMR_MASK_MW_BIND);
+	mkey[2] = access;
+	vcx_be32_store(mkey + 4, (type2 ? qpn << 8 : 0xffffff00u) | key);
+	vcx_be32_store(mkey + 16, (uint32_t)(addr >> 32));
+	vcx_be32_store(mkey + 20, (uint32_t)addr);
+	vcx_be32_store(mkey + 24, (uint32_t)(length >> 32));
+	vcx_be32_store(mkey + 28, (uint32_t)length);
+	vcx_be32_store(klm, (uint32_t)length);
+	vcx_be32_store(klm + 4, mr_lkey);
+	vcx_be32_store(klm + 8, (uint32_t)(addr >> 32));
+	vcx_be32_store(klm + 12, (uint32_t)addr);
+	return VCX_WQE_MW_BIND_SIZE;
 }
 
 /* ---------------------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 # rdma-core 56.1's own pyverbs tests on vcx_0 (RoCE v2 GID): devices, PDs, MRs, CQs and
 # CQ events, CQ resize, extended CQs (ibv_create_cq_ex), QPs (RC/UC/UD traffic), extended
 # QPs (ibv_wr_* API), SRQs and atomics.
-# Features the device does not have are skipped by the suite itself (XRC, MWs, flush,
-# atomic write, ...); any error or failure fails the test. Skips are listed with their
-# reasons. The cases of what vcx implements (extended QPs through create_qp_ex and
-# ibv_wr_*, rereg MR, resize CQ, extended CQs) must run and pass: a skip of one of them
-# fails the test.
+# Features the device does not have are skipped by the suite itself (XRC, flush, atomic
+# write, ...); any error or failure fails the test. Skips are listed with their reasons.
+# The cases of what vcx implements (extended QPs through create_qp_ex and ibv_wr_*, rereg
+# MR, resize CQ, extended CQs, memory windows of type 1 and 2) must run and pass: a skip
+# of one of them fails the test.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 
@@ -49,7 +49,10 @@ for t in test_qp_ex_rc_send test_qp_ex_rc_send_imm test_qp_ex_ud_send \
 	test_mr_rereg_access test_mr_rereg_access_bad_flow test_mr_rereg_addr \
 	test_mr_rereg_atomic test_mr_rereg_pd \
 	test_resize_cq test_create_cq_ex test_create_cq_ex_bad_flow test_rc_traffic_cq_ex \
-	test_ud_traffic_cq_ex; do
+	test_ud_traffic_cq_ex \
+	test_mw_type1 test_invalidate_mw_type1 test_mw_type2 test_mw_type2_invalidate_local \
+	test_mw_type2_invalidate_remote test_mw_type2_invalidate_dealloc \
+	test_reg_mw_wrong_type test_qp_ex_rc_bind_mw; do
 	r=$(pyverbs_result $t)
 	if [ "$r" != ok ]; then
 		grep -F -A3 "$t (" /tmp/pyverbs.out >&2
@@ -57,6 +60,6 @@ for t in test_qp_ex_rc_send test_qp_ex_rc_send_imm test_qp_ex_ud_send \
 	fi
 done
 passed=$(grep -c ' \.\.\. ok' /tmp/pyverbs.out)
-[ "$passed" -ge 78 ] || fail "only $passed pyverbs tests passed"
+[ "$passed" -ge 86 ] || fail "only $passed pyverbs tests passed"
 kernel_log_clean || fail "kernel warnings"
 pass "pyverbs: $passed tests passed on $VCX_IBDEV ($(grep '^OK' /tmp/pyverbs.out))"

@@ -80,7 +80,8 @@ def mkey_tests(v, pd):
           (buf, buf + 0x1000, buf + 0x2000)),
          "QUERY_MKEY: access mode MTT, rights, pd, key, start, len, page size, MTTs")
     bad = [
-        (dict(mode=2), BAD_PARAM, 3, "access_mode KLM"),
+        (dict(mode=2), BAD_PARAM, 15, "access_mode KLM that is not a free umr_en window"),
+        (dict(mode=3), BAD_PARAM, 3, "access_mode KSM"),
         (dict(log_page=11), BAD_PARAM, 8, "log_page_size 11"),
         (dict(xlt=1), BAD_PARAM, 9, "translations_octword_size too small for 3 pages"),
         (dict(pages=[buf + 0x800, buf + 0x1000, buf + 0x2000]), BAD_PARAM, 11,

@@ -291,6 +291,8 @@ static void parse_send(struct dev_qp *qp, uint32_t idx, struct send_wqe *w)
 	w->sgl.n = 0;
 	w->inl_len = -1;
 	end = w->ds * 16;
+	if (w->opcode == VCX_OPCODE_UMR)
+		return;		/* memory window bind / invalidation: no data segments */
 
 	if (qp->type == IBV_QPT_UD) {
 		const uint8_t *av = sq_at(qp, idx, off);
@@ -374,6 +376,17 @@ static void execute(struct dev_qp *qp, struct send_wqe *w)
 	if (qp->state == IBV_QPS_ERR) {
 		complete_err(qp->scq, VCX_CQE_REQ_ERR, qp->qpn, w->index, w->opcode,
 			     VCX_CQE_SYND_WR_FLUSH_ERR, 0);
+		return;
+	}
+	if (w->opcode == VCX_OPCODE_UMR) {
+		/*
+		 * A memory window bind or invalidation completes (byte_cnt 0). The window
+		 * itself is the QEMU model's (tests/qtest/test_verbs_mw.py); the harness checks
+		 * the provider's WQE bytes (test-qp-ex.c) and its completions.
+		 */
+		if (qp->type != IBV_QPT_RC && qp->type != IBV_QPT_UC)
+			dev_protocol_error("UMR WQE on QP %#x of type %d", qp->qpn, qp->type);
+		complete_req(qp, w, 0);
 		return;
 	}
 	if (sgl_bad_key(&w->sgl)) {

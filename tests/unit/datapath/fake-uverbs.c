@@ -113,6 +113,7 @@ int ibv_cmd_get_context(struct verbs_context *context, struct ibv_get_context *c
 	r->drv_payload.num_ports = 1;
 	r->drv_payload.cqe_version = 0;
 	r->drv_payload.atomic_caps = VCX_ATOMIC_CAP_CMP_SWP | VCX_ATOMIC_CAP_FETCH_ADD;
+	r->drv_payload.device_caps = 0;	/* test_wr_mw turns memory windows on */
 	dev.num_uars = NUM_UARS;
 	dev.bfregs_per_uar = VCX_UAR_BFREGS_PER_PAGE;
 	dev.bf_reg_size = VCX_UAR_BF_REG_SIZE;

@@ -45,5 +45,6 @@ void test_wr_ud(void);
 void test_wr_abort_and_errors(void);
 void test_post_states(void);
 void test_wr_threads(void);
+void test_wr_mw(void);
 
 #endif /* VCX_TEST_HARNESS_H */

@@ -268,8 +268,8 @@ static void test_rc_ops(void)
 	       "inline SEND: data copied into the WQE at post time");
 
 	/* Invalid requests never reach the device. */
-	wr.opcode = IBV_WR_LOCAL_INV;
-	tap_ok(post_one(a, &wr) == EINVAL, "LOCAL_INV (needs UMR) is refused with EINVAL");
+	wr.opcode = IBV_WR_TSO;
+	tap_ok(post_one(a, &wr) == EINVAL, "TSO on an RC QP is refused with EINVAL");
 	wr.opcode = IBV_WR_RDMA_READ;
 	tap_ok(post_one(a, &wr) == EINVAL, "inline RDMA_READ is refused");
 	tap_ok(dev_run() == 0, "nothing reached the device");
@@ -1001,6 +1001,7 @@ int main(void)
 	test_wr_abort_and_errors();
 	test_post_states();
 	test_wr_threads();
+	test_wr_mw();
 	test_arm();
 	test_resize();
 	test_cq_ex();

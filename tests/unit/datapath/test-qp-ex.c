@@ -92,8 +92,8 @@ void test_create_qp_ex(void)
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, "UC: RDMA_READ" },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD, "UC: FETCH_AND_ADD" },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_SEND_WITH_INV, "UC: SEND_WITH_INV" },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, "RC: BIND_MW" },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV, "RC: LOCAL_INV" },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_BIND_MW, "UD: BIND_MW" },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_LOCAL_INV, "UD: LOCAL_INV" },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_FLUSH, "RC: FLUSH" },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, "RC: ATOMIC_WRITE" },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_SEND | (1ull << 40), "RC: an unknown op bit" },
@@ -722,9 +722,9 @@ void test_wr_abort_and_errors(void)
 		      "a second DATA setter for one WR: EINVAL");
 	EXPECT_EINVAL({ x->wr_send(x); x->wr_set_ud_addr(x, NULL, 1, 1); },
 		      "wr_set_ud_addr on RC: EINVAL");
-	EXPECT_EINVAL({ x->wr_local_inv(x, 0x1234); }, "wr_local_inv (needs UMR): EINVAL");
+	EXPECT_EINVAL({ x->wr_local_inv(x, 0x1234); }, "wr_local_inv without device windows: EINVAL");
 	EXPECT_EINVAL({ x->wr_bind_mw(x, NULL, 0x1234, NULL); },
-		      "wr_bind_mw (needs UMR): EINVAL");
+		      "wr_bind_mw without device windows: EINVAL");
 	EXPECT_EINVAL({ x->wr_flush(x, RKEY, (uintptr_t)dst, 8, 0, 0); }, "wr_flush: EINVAL");
 #undef EXPECT_EINVAL
 	tap_ok(to_vcx_qp(b)->wr.err == EINVAL && OPS->poll_cq(cq, 8, wc) == 0,
@@ -880,4 +880,146 @@ void test_wr_threads(void)
 	OPS->destroy_qp(a);
 	OPS->destroy_qp(b);
 	OPS->destroy_cq(cq);
+}
+
+/*
+ * Memory windows: BIND_MW and LOCAL_INV through post_send (a) and through wr_bind_mw /
+ * wr_local_inv (b) on RC QPs: the UMR WQE bytes of the libmlx5 bind layout, field by
+ * field (the mkey segment names each QP itself: type 2), their completions (BIND_MW,
+ * LOCAL_INV with the wr_ids), and the requests refused before reaching the device.
+ */
+static int check_mw_wqes(struct ibv_qp *qp, uint32_t first, const char *who)
+{
+	struct vcx_qp *q = to_vcx_qp(qp);
+	uint8_t w[256];
+	const uint8_t *uc = w + VCX_WQE_CTRL_SIZE, *mk = uc + VCX_WQE_UMR_CTRL_SIZE;
+	const uint8_t *klm = mk + VCX_WQE_MKEY_SEG_SIZE;
+	uint8_t *ring = (uint8_t *)q->buf.buf + q->sq.offset;
+	uint32_t i, pos = first;
+	char name[128];
+	int ok;
+
+	for (i = 0; i < sizeof(w); i++)
+		w[i] = ring[((pos & (q->sq.wqe_cnt - 1)) * 64 + i) % (q->sq.wqe_cnt * 64)];
+	ok = vcx_get(w, VCX_WQE_CTRL_OPCODE) == VCX_OPCODE_UMR &&
+	     vcx_get(w, VCX_WQE_CTRL_DS_CNT) == 12 && vcx_get(w, VCX_WQE_CTRL_IMM) == 0xabcd07 &&
+	     vcx_get(w, VCX_WQE_CTRL_QPN) == qp->qp_num &&
+	     vcx_get(uc, VCX_WQE_UMR_FLAGS) == (VCX_UMR_FLAG_INLINE | VCX_UMR_FLAG_CHECK_FREE |
+						 VCX_UMR_FLAG_TRANSLATION_OFFSET) &&
+	     vcx_get(uc, VCX_WQE_UMR_XLT_OCTOWORDS) == 4 &&
+	     vcx_get64(uc, VCX_WQE_UMR_MKEY_MASK) == (VCX_UMR_MASK_MW_BIND | VCX_UMR_MASK_QPN) &&
+	     mk[0] == 0 && mk[2] == (VCX_MW_ACC_RR | VCX_MW_ACC_RW) &&
+	     vcx_be32_load(mk + 4) == (qp->qp_num << 8 | 0x08) &&
+	     vcx_get64(mk, VCX_FLD(0x80, 64)) == (uintptr_t)TW_REMOTE &&
+	     vcx_get64(mk, VCX_FLD(0xc0, 64)) == 256 &&
+	     vcx_get(klm, VCX_WQE_KLM_BYTE_COUNT) == 256 && vcx_get(klm, VCX_WQE_KLM_MKEY) == LKEY &&
+	     vcx_get64(klm, VCX_WQE_KLM_ADDR) == (uintptr_t)TW_REMOTE;
+	for (i = 16; i < 64; i++)
+		ok = ok && klm[i] == 0;
+	snprintf(name, sizeof(name), "%s: bind WQE (UMR, 12 DS, CHECK_FREE, QPN, KLM) fields",
+		 who);
+	tap_ok(ok, name);
+
+	pos += 3;
+	for (i = 0; i < sizeof(w); i++)
+		w[i] = ring[((pos & (q->sq.wqe_cnt - 1)) * 64 + i) % (q->sq.wqe_cnt * 64)];
+	ok = vcx_get(w, VCX_WQE_CTRL_OPCODE) == VCX_OPCODE_UMR &&
+	     vcx_get(w, VCX_WQE_CTRL_DS_CNT) == 8 && vcx_get(w, VCX_WQE_CTRL_IMM) == 0xabcd08 &&
+	     vcx_get(uc, VCX_WQE_UMR_FLAGS) == (VCX_UMR_FLAG_INLINE | VCX_UMR_FLAG_CHECK_QPN |
+						 VCX_UMR_FLAG_TRANSLATION_OFFSET) &&
+	     vcx_get(uc, VCX_WQE_UMR_XLT_OCTOWORDS) == 0 &&
+	     vcx_get64(uc, VCX_WQE_UMR_MKEY_MASK) == (VCX_UMR_MASK_FREE | VCX_UMR_MASK_KEY |
+						      VCX_UMR_MASK_QPN) &&
+	     mk[0] == 0x40 && vcx_be32_load(mk + 4) == 0xffffff00u;
+	snprintf(name, sizeof(name), "%s: LOCAL_INV WQE (UMR, 8 DS, CHECK_QPN, free) fields",
+		 who);
+	return tap_ok(ok, name);
+}
+
+void test_wr_mw(void)
+{
+	uint64_t ops = RC_OPS | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
+	struct ibv_cq *cq = make_cq(32);
+	struct ibv_qp *a, *b, *u;
+	struct ibv_mr mr = { .lkey = LKEY, .addr = TW_REMOTE, .length = 4096 };
+	struct ibv_mw mw = { .type = IBV_MW_TYPE_2, .rkey = 0xabcd07 };
+	struct ibv_mw_bind_info bi = {
+		.mr = &mr, .addr = (uintptr_t)TW_REMOTE, .length = 256,
+		.mw_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
+	};
+	struct ibv_send_wr w[2] = {}, *bad;
+	struct ibv_qp_ex *x;
+	struct ibv_wc wc;
+	uint32_t a0, b0;
+	int i, n = 0, ok = 1;
+
+	a = make_qp_ex(IBV_QPT_RC, cq, cq, 8, 8, ops);
+	tap_ok(!a, "mw: no device_caps MW: create_qp_ex with BIND_MW / LOCAL_INV refused");
+	/*
+	 * What alloc_ucontext's device_caps says on a kernel with windows (the fake reports
+	 * 0, so the other tests keep RC WQEs without room for a bind).
+	 */
+	to_vcx_ctx(ctx)->mw = true;
+	a = make_qp_ex(IBV_QPT_RC, cq, cq, 8, 8, ops);
+	b = make_qp_ex(IBV_QPT_RC, cq, cq, 8, 8, ops);
+	u = make_qp(IBV_QPT_UD, cq, cq, NULL, 8, 8);
+	if (!tap_ok(cq && a && b && u && qpx_of(b), "mw: RC QPs with BIND_MW and LOCAL_INV"))
+		return;
+	connect(a, b);
+	bring_up(u);
+	a0 = to_vcx_qp(a)->sq.cur_post;
+	b0 = to_vcx_qp(b)->sq.cur_post;
+	w[0] = (struct ibv_send_wr){ .wr_id = 0x2000, .next = &w[1], .opcode = IBV_WR_BIND_MW,
+				     .send_flags = IBV_SEND_SIGNALED };
+	w[0].bind_mw.mw = &mw;
+	w[0].bind_mw.rkey = 0xabcd08;
+	w[0].bind_mw.bind_info = bi;
+	w[1] = (struct ibv_send_wr){ .wr_id = 0x2001, .opcode = IBV_WR_LOCAL_INV,
+				     .send_flags = IBV_SEND_SIGNALED, .invalidate_rkey = 0xabcd08 };
+	tap_ok(OPS->post_send(a, w, &bad) == 0, "mw: post_send BIND_MW + LOCAL_INV");
+	x = qpx_of(b);
+	x->wr_start(x);
+	x->wr_id = 0x3000;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	x->wr_bind_mw(x, &mw, 0xabcd08, &bi);
+	x->wr_id = 0x3001;
+	x->wr_local_inv(x, 0xabcd08);
+	tap_ok(x->wr_complete(x) == 0, "mw: wr_bind_mw + wr_local_inv complete");
+	tap_ok(to_vcx_qp(a)->max_wqe_ds * VCX_WQE_DS >= VCX_WQE_CTRL_SIZE + VCX_WQE_MW_BIND_SIZE,
+	       "mw: RC WQEs leave room for a bind (192 bytes)");
+	tap_ok(to_vcx_qp(a)->sq.cur_post - a0 == 5 && to_vcx_qp(b)->sq.cur_post - b0 == 5,
+	       "mw: 3 + 2 WQEBBs on each QP");
+	check_mw_wqes(a, a0, "post_send");
+	check_mw_wqes(b, b0, "ibv_wr");
+	tap_ok(dev_run() == 4, "mw: the device takes the four UMR WQEs");
+	for (i = 0; i < 4 && poll1(cq, &wc) == 1; i++, n++) {
+		uint64_t base = wc.qp_num == a->qp_num ? 0x2000 : 0x3000;
+
+		ok = ok && wc.status == IBV_WC_SUCCESS &&
+		     wc.wr_id == base + (wc.opcode == IBV_WC_LOCAL_INV) &&
+		     (wc.opcode == IBV_WC_BIND_MW || wc.opcode == IBV_WC_LOCAL_INV);
+	}
+	tap_ok(n == 4 && ok && poll1(cq, &wc) == 0,
+	       "mw: completions IBV_WC_BIND_MW and IBV_WC_LOCAL_INV with their wr_ids");
+
+	/* refused before the device */
+	w[0].next = NULL;
+	w[0].bind_mw.bind_info.length = 3ull << 30;
+	tap_ok(OPS->post_send(a, w, &bad) == EOPNOTSUPP && bad == w,
+	       "mw: a window over 2 GiB (one KLM entry): EOPNOTSUPP");
+	w[0].bind_mw.bind_info = bi;
+	w[0].bind_mw.bind_info.mw_access_flags |= IBV_ACCESS_ZERO_BASED;
+	tap_ok(OPS->post_send(a, w, &bad) == EINVAL, "mw: zero-based window: EINVAL");
+	w[0].bind_mw.bind_info = bi;
+	w[0].bind_mw.bind_info.mr = NULL;
+	tap_ok(OPS->post_send(a, w, &bad) == EINVAL, "mw: bind without an MR: EINVAL");
+	w[0].bind_mw.bind_info = bi;
+	tap_ok(OPS->post_send(u, w, &bad) == EINVAL, "mw: BIND_MW on a UD QP: EINVAL");
+	tap_ok(dev_run() == 0, "mw: nothing of the refused requests reached the device");
+
+	OPS->destroy_qp(a);
+	OPS->destroy_qp(b);
+	OPS->destroy_qp(u);
+	OPS->destroy_cq(cq);
+	to_vcx_ctx(ctx)->mw = false;
 }
