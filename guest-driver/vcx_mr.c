@@ -31,7 +31,12 @@ void vcx_mkc_set_access(u8 *mkc, int access)
 	vcx_set(mkc, VCX_MKC_LR, 1);
 }
 
-static int vcx_create_mkey(struct vcx_dev *vdev, struct vcx_mr *mr, u8 *in, size_t inlen)
+/*
+ * CREATE_MKEY with a fresh variant byte (mkey_7_0) in the mkc of @in: the key of an index
+ * that is reused still changes. Returns the whole key (index << 8 | variant) in *mkey.
+ * Memory regions and memory windows (vcx_mw.c) are created through here.
+ */
+int vcx_mkey_create(struct vcx_dev *vdev, u8 *in, size_t inlen, u32 *mkey)
 {
 	u8 out[VCX_CREATE_MKEY_OUT_LEN] = {};
 	u8 key = atomic_inc_return(&vcx_mkey_variant) & 0xff;
@@ -42,22 +47,35 @@ static int vcx_create_mkey(struct vcx_dev *vdev, struct vcx_mr *mr, u8 *in, size
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	if (err)
 		return err;
-	mr->mkey_index = vcx_get(out, VCX_CREATE_MKEY_OUT_MKEY_INDEX);
-	mr->ibmr.lkey = VCX_MKEY(mr->mkey_index, key);
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	*mkey = VCX_MKEY(vcx_get(out, VCX_CREATE_MKEY_OUT_MKEY_INDEX), key);
 	return 0;
 }
 
-static int vcx_destroy_mkey(struct vcx_dev *vdev, struct vcx_mr *mr)
+int vcx_mkey_destroy(struct vcx_dev *vdev, u32 mkey_index)
 {
 	u8 in[VCX_OBJ_CMD_LEN] = {};
 	u8 out[VCX_OBJ_CMD_LEN] = {};
 	int err;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_MKEY);
-	vcx_set(in, VCX_DESTROY_MKEY_IN_MKEY_INDEX, mr->mkey_index);
+	vcx_set(in, VCX_DESTROY_MKEY_IN_MKEY_INDEX, mkey_index);
 	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
+	/* In the error state the function is gone: the key went with it. */
 	return vcx_in_error(vdev) ? 0 : err;
+}
+
+static int vcx_create_mkey(struct vcx_dev *vdev, struct vcx_mr *mr, u8 *in, size_t inlen)
+{
+	u32 mkey;
+	int err;
+
+	err = vcx_mkey_create(vdev, in, inlen, &mkey);
+	if (err)
+		return err;
+	mr->mkey_index = mkey >> 8;
+	mr->ibmr.lkey = mkey;
+	mr->ibmr.rkey = mkey;
+	return 0;
 }
 
 struct ib_mr *vcx_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -253,7 +271,7 @@ int vcx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vcx_mr *mr = to_vmr(ibmr);
 	int err;
 
-	err = vcx_destroy_mkey(ibdev_to_vdev(ibmr->device), mr);
+	err = vcx_mkey_destroy(ibdev_to_vdev(ibmr->device), mr->mkey_index);
 	if (err)
 		return err;
 	ib_umem_release(mr->umem);

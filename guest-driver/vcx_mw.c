@@ -13,22 +13,14 @@
  */
 #include "vcx_verbs.h"
 
-#ifndef VCX_MKC_ACCESS_MODE_KLM
-#define VCX_MKC_ACCESS_MODE_KLM	0x2	/* include/vcx/prm-obj.h */
-#endif
-
-static atomic_t vcx_mw_variant = ATOMIC_INIT(0);
-
 int vcx_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct vcx_ib_dev *ibd = to_vibdev(ibmw->device);
 	struct vcx_dev *vdev = ibd->vdev;
 	struct vcx_mw *mw = to_vmw(ibmw);
 	struct vcx_alloc_mw_req req = {};
-	u8 in[VCX_CMD_PAS_OFFSET] = {};
-	u8 out[VCX_CMD_SMALL_LEN] = {};
-	u8 key = atomic_inc_return(&vcx_mw_variant) & 0xff;
-	u32 nklm;
+	u8 in[VCX_CREATE_MKEY_IN_LEN] = {};
+	u32 nklm, mkey;
 	u8 *mkc;
 	int err;
 
@@ -48,36 +40,26 @@ int vcx_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	}
 	nklm = roundup(req.num_klms ? req.num_klms : 1, 4);
 
-	mkc = vcx_ptr(in, VCX_CREATE_MKEY_IN_MKC);
+	mkc = in + VCX_CREATE_MKEY_IN_MKC_AT;
 	vcx_set(mkc, VCX_MKC_FREE, 1);
 	vcx_set(mkc, VCX_MKC_UMR_EN, 1);
 	vcx_set(mkc, VCX_MKC_LR, 1);
 	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_KLM);
 	vcx_set(mkc, VCX_MKC_EN_RINVAL, ibmw->type == IB_MW_TYPE_2);
-	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_ANY);
+	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
 	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibmw->pd)->pdn);
-	vcx_set(mkc, VCX_MKC_MKEY_7_0, key);
 	/* a KLM entry is one octoword */
 	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, nklm);
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_MKEY);
-	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
+	err = vcx_mkey_create(vdev, in, sizeof(in), &mkey);
 	if (err)
 		return err;
-	mw->mkey_index = vcx_get(out, VCX_CREATE_MKEY_OUT_MKEY_INDEX);
-	ibmw->rkey = mw->mkey_index << 8 | key;
+	mw->mkey_index = mkey >> 8;
+	ibmw->rkey = mkey;
 	return 0;
 }
 
 int vcx_dealloc_mw(struct ib_mw *ibmw)
 {
-	struct vcx_dev *vdev = ibdev_to_vdev(ibmw->device);
-	u8 in[VCX_CMD_SMALL_LEN] = {};
-	u8 out[VCX_CMD_SMALL_LEN] = {};
-	int err;
-
 	/* A bound window may be destroyed: the device drops its binding with the key. */
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_MKEY);
-	vcx_set(in, VCX_OBJ_IN_NUM, to_vmw(ibmw)->mkey_index);
-	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
-	return vcx_in_error(vdev) ? 0 : err;
+	return vcx_mkey_destroy(ibdev_to_vdev(ibmw->device), to_vmw(ibmw)->mkey_index);
 }

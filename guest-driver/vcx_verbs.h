@@ -324,6 +324,8 @@ struct ib_mr *vcx_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start, u64 le
 				struct ib_udata *udata);
 int vcx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 void vcx_mkc_set_access(u8 *mkc, int access);
+int vcx_mkey_create(struct vcx_dev *vdev, u8 *in, size_t inlen, u32 *mkey);
+int vcx_mkey_destroy(struct vcx_dev *vdev, u32 mkey_index);
 int vcx_umr_init(struct vcx_ib_dev *ibd);
 void vcx_umr_cleanup(struct vcx_ib_dev *ibd);
 bool vcx_umr_available(struct vcx_ib_dev *ibd);
