@@ -413,6 +413,28 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
 #define VCX_MW_MASK_OK      (VCX_UMR_MASK_MW_BIND | VCX_UMR_MASK_QPN | VCX_UMR_MASK_LR | \
                              VCX_UMR_MASK_SMALL_FENCE)
 
+/* The access rights a UMR's mkey_mask selects, from its mkey context segment. */
+static void vcx_umr_apply_rights(VcxMkey *n, const uint8_t *seg, uint64_t mask)
+{
+    const struct {
+        uint64_t bit;
+        struct vcx_fld fld;
+        bool *right;
+    } rights[] = {
+        { VCX_UMR_MASK_LR, VCX_MKC_LR, &n->lr },
+        { VCX_UMR_MASK_LW, VCX_MKC_LW, &n->lw },
+        { VCX_UMR_MASK_RR, VCX_MKC_RR, &n->rr },
+        { VCX_UMR_MASK_RW, VCX_MKC_RW, &n->rw },
+        { VCX_UMR_MASK_A, VCX_MKC_A, &n->a },
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE(rights); i++) {
+        if (mask & rights[i].bit) {
+            *rights[i].right = vcx_get(seg, rights[i].fld);
+        }
+    }
+}
+
 static uint8_t vcx_mw_bind(VcxState *s, VcxMkey *mw, uint32_t pdn, uint32_t qpn,
                            const uint8_t *w, uint32_t end, const char **why)
 {
@@ -491,21 +513,7 @@ static uint8_t vcx_mw_bind(VcxState *s, VcxMkey *mw, uint32_t pdn, uint32_t qpn,
         if (mask & VCX_UMR_MASK_LEN) {
             n.len = vcx_get64(seg, VCX_MKC_LEN);
         }
-        if (mask & VCX_UMR_MASK_LR) {
-            n.lr = vcx_get(seg, VCX_MKC_LR);
-        }
-        if (mask & VCX_UMR_MASK_LW) {
-            n.lw = vcx_get(seg, VCX_MKC_LW);
-        }
-        if (mask & VCX_UMR_MASK_RR) {
-            n.rr = vcx_get(seg, VCX_MKC_RR);
-        }
-        if (mask & VCX_UMR_MASK_RW) {
-            n.rw = vcx_get(seg, VCX_MKC_RW);
-        }
-        if (mask & VCX_UMR_MASK_A) {
-            n.a = vcx_get(seg, VCX_MKC_A);
-        }
+        vcx_umr_apply_rights(&n, seg, mask);
         n.mw_mkey = vcx_get(klm, VCX_WQE_KLM_MKEY);
         n.mw_addr = vcx_get64(klm, VCX_WQE_KLM_ADDR);
         if (vcx_get(klm, VCX_WQE_KLM_BYTE_COUNT) != n.len || !n.len) {
@@ -648,21 +656,7 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
     if (mask & VCX_UMR_MASK_KEY) {
         n.key = vcx_get(seg, VCX_MKC_MKEY_7_0);
     }
-    if (mask & VCX_UMR_MASK_LR) {
-        n.lr = vcx_get(seg, VCX_MKC_LR);
-    }
-    if (mask & VCX_UMR_MASK_LW) {
-        n.lw = vcx_get(seg, VCX_MKC_LW);
-    }
-    if (mask & VCX_UMR_MASK_RR) {
-        n.rr = vcx_get(seg, VCX_MKC_RR);
-    }
-    if (mask & VCX_UMR_MASK_RW) {
-        n.rw = vcx_get(seg, VCX_MKC_RW);
-    }
-    if (mask & VCX_UMR_MASK_A) {
-        n.a = vcx_get(seg, VCX_MKC_A);
-    }
+    vcx_umr_apply_rights(&n, seg, mask);
     if (mask & VCX_UMR_MASK_FREE) {
         n.free = vcx_get(seg, VCX_MKC_FREE);
         if (!n.free && !mk->free) {

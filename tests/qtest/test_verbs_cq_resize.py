@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, get, put, run_isolated  # noqa: E402
-from vcx_verbs import OP, P, Verbs, cqe_fields, dseg  # noqa: E402
+from vcx_verbs import OP, P, Verbs, cqe_fields, dseg, cqe_tuple as f, run_cases  # noqa: E402
 
 t = Tap()
 BAD_PARAM, BAD_RES_STATE, BAD_SIZE, BAD_INPUT_LEN = 0x03, 0x09, 0x40, 0x50
@@ -30,11 +30,6 @@ def synd(n):
 
 def check(r, status, syndrome, desc):
     t.eq((r.deliv, r.status, r.syndrome), (0, status, syndrome), desc)
-
-
-def f(e, *names):
-    c = cqe_fields(e)
-    return tuple(c[n] for n in names)
 
 
 def new_ring(v, log_size, cqe_sz=0, offset=0):
@@ -278,15 +273,9 @@ def bad_input(v):
 
 
 def main():
-    v = Verbs(trace="vcx_cq_resize", extra=("--trace", "vcx_err_cmd_status"))
-    try:
-        for name, fn in (("caps", caps), ("grow", grow), ("shrink_and_128", shrink_and_128),
-                         ("bad_input", bad_input)):
-            run_isolated(t, name, lambda fn=fn: fn(v))
-        t.ok(v.qt.alive(), "QEMU alive at the end")
-    finally:
-        v.close()
-    t.done()
+    run_cases(t, (("caps", caps), ("grow", grow), ("shrink_and_128", shrink_and_128),
+                  ("bad_input", bad_input)),
+              trace="vcx_cq_resize", extra=("--trace", "vcx_err_cmd_status"))
 
 
 if __name__ == "__main__":

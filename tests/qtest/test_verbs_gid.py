@@ -14,7 +14,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated, put, H  # noqa: E402
-from vcx_verbs import Verbs, cqe_fields, dseg, av, P, GID0  # noqa: E402
+from vcx_verbs import Verbs, cqe_fields, dseg, av, P, GID0, cqe_tuple as f  # noqa: E402
 
 t = Tap()
 SEND = 0x0a
@@ -27,11 +27,6 @@ GID_V4 = bytes(10) + b"\xff\xff" + bytes([192, 168, 1, 7])
 
 def check(r, status, syndrome, desc):
     t.eq((r.deliv, r.status, r.syndrome), (0, status, syndrome), desc)
-
-
-def f(e, *names):
-    c = cqe_fields(e)
-    return tuple(c[n] for n in names)
 
 
 def entry(gid, version=2, l3=1, mac=b"\x52\x54\x00\x12\x34\x56", vlan=None):

@@ -12,18 +12,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated, get, put  # noqa: E402
-from vcx_verbs import Verbs, cqe_fields, dseg, raddr, av, P, GID0  # noqa: E402
+from vcx_verbs import Verbs, cqe_fields, dseg, raddr, av, P, GID0, cqe_tuple as f  # noqa: E402
 
 t = Tap()
 SEND, SEND_IMM, RDMA_WRITE = 0x0a, 0x0b, 0x08
 GSI_QKEY = 0x80010000
 QKEY = 0x11111111
 RES_BUSY, BAD_PARAM = 0x06, 0x03
-
-
-def f(e, *names):
-    c = cqe_fields(e)
-    return tuple(c[n] for n in names)
 
 
 def check(r, status, syndrome, desc):

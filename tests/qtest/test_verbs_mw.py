@@ -14,7 +14,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, put, run_isolated  # noqa: E402
-from vcx_verbs import P, Verbs, cqe_fields, dseg, inline, raddr  # noqa: E402
+from vcx_verbs import (P, Verbs, cqe_fields, dseg, inline, raddr,  # noqa: E402
+                       cqe_tuple as f, rc_pair as pair, umr_ctrl, run_cases)
 
 t = Tap()
 SEND, WRITE, READ, SEND_INV, UMR = 0x0a, 0x08, 0x10, 0x01, 0x25
@@ -26,27 +27,6 @@ BIND_MASK = (M["FREE"] | M["KEY"] | M["LEN"] | M["START_ADDR"] | M["LW"] | M["RR
 UNBIND_MASK = M["FREE"] | M["KEY"]
 INLINE, CHECK_FREE, TOFF, CHECK_QPN = 0x80, 0x40, 0x10, 0x08
 MW_BIND_ERR, QP_OP_ERR, REM_ACC, REM_INV = 0x06, 0x02, 0x13, 0x12
-
-
-def f(e, *names):
-    c = cqe_fields(e)
-    return tuple(c[n] for n in names)
-
-
-def pair(v, pd, cq):
-    a = v.create_qp("RC", pd, cq, cq)
-    b = v.create_qp("RC", pd, cq, cq)
-    v.connect(a, b.qpn)
-    v.connect(b, a.qpn)
-    return a, b
-
-
-def umr_ctrl(flags, xlt_oct, mask):
-    c = bytearray(48)
-    c[0] = flags
-    struct.pack_into(">H", c, 4, xlt_oct)
-    struct.pack_into(">Q", c, 8, mask)
-    return bytes(c)
 
 
 def create_mw(v, pd, type2, key=0x10, raw=False, free=True, xlt=4, xlt_actual=0):
@@ -333,14 +313,7 @@ def bad(v):
 
 
 def main():
-    v = Verbs()
-    try:
-        for name, fn in (("type1", type1), ("type2", type2), ("bad", bad)):
-            run_isolated(t, name, lambda fn=fn: fn(v))
-        t.ok(v.qt.alive(), "QEMU alive at the end")
-    finally:
-        v.close()
-    t.done()
+    run_cases(t, (("type1", type1), ("type2", type2), ("bad", bad)))
 
 
 if __name__ == "__main__":

@@ -13,15 +13,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, get, run_isolated  # noqa: E402
 from vcx_verbs import (Verbs, cqe_fields, dseg, inline, raddr, atomic,  # noqa: E402
-                       OP, P)
+                       OP, P, cqe_tuple as f, run_cases)
 
 t = Tap()
 SEND, SEND_IMM, WRITE, WRITE_IMM, READ, CS, FA = 0x0a, 0x0b, 0x08, 0x09, 0x10, 0x11, 0x12
-
-
-def f(e, *names):
-    c = cqe_fields(e)
-    return tuple(c[n] for n in names)
 
 
 def pair(v, pd, cq, srq=None, **kw):
@@ -386,18 +381,11 @@ def receive_past_key(v):
 
 
 def main():
-    v = Verbs()
-    try:
-        for name, fn in (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr),
-                         ("malformed", malformed), ("arming", arming), ("overrun", overrun),
-                         ("self_loop", self_loop), ("no_rq", no_rq),
-                         ("retry_and_inval", retry_and_inval),
-                         ("receive_past_key", receive_past_key)):
-            run_isolated(t, name, lambda fn=fn: fn(v))
-        t.ok(v.qt.alive(), "QEMU alive at the end")
-    finally:
-        v.close()
-    t.done()
+    run_cases(t, (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr),
+                  ("malformed", malformed), ("arming", arming), ("overrun", overrun),
+                  ("self_loop", self_loop), ("no_rq", no_rq),
+                  ("retry_and_inval", retry_and_inval),
+                  ("receive_past_key", receive_past_key)))
 
 
 if __name__ == "__main__":

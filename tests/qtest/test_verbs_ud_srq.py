@@ -12,16 +12,11 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated, get  # noqa: E402
-from vcx_verbs import Verbs, cqe_fields, dseg, av, P  # noqa: E402
+from vcx_verbs import Verbs, cqe_fields, dseg, av, P, cqe_tuple as f  # noqa: E402
 
 t = Tap()
 SEND, SEND_IMM = 0x0a, 0x0b
 QKEY = 0x11111111
-
-
-def f(e, *names):
-    c = cqe_fields(e)
-    return tuple(c[n] for n in names)
 
 
 def ev(v):

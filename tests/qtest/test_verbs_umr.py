@@ -13,7 +13,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated  # noqa: E402
-from vcx_verbs import P, Verbs, cqe_fields, dseg, inline, raddr  # noqa: E402
+from vcx_verbs import (P, Verbs, cqe_fields, dseg, inline, raddr,  # noqa: E402
+                       cqe_tuple as f, rc_pair as pair, umr_ctrl, run_cases)
 
 t = Tap()
 SEND, WRITE, READ, SEND_INV, UMR = 0x0a, 0x08, 0x10, 0x01, 0x25
@@ -25,27 +26,6 @@ FRWR_MASK = (M["LEN"] | M["PAGE_SIZE"] | M["START_ADDR"] | M["KEY"] | M["EN_RINV
              M["LR"] | M["LW"] | M["RR"] | M["RW"] | M["A"] | M["FREE"])
 INLINE = 0x80
 IOVA = 0x7f0000000100
-
-
-def f(e, *names):
-    c = cqe_fields(e)
-    return tuple(c[n] for n in names)
-
-
-def pair(v, pd, cq):
-    a = v.create_qp("RC", pd, cq, cq)
-    b = v.create_qp("RC", pd, cq, cq)
-    v.connect(a, b.qpn)
-    v.connect(b, a.qpn)
-    return a, b
-
-
-def umr_ctrl(flags, xlt_oct, mask):
-    c = bytearray(48)
-    c[0] = flags
-    struct.pack_into(">H", c, 4, xlt_oct)
-    struct.pack_into(">Q", c, 8, mask)
-    return bytes(c)
 
 
 def mtt_bytes(pages):
@@ -294,15 +274,8 @@ def reg_umr_qp(v):
 
 
 def main():
-    v = Verbs()
-    try:
-        for name, fn in (("reg_write_read", reg_write_read), ("access", access),
-                         ("bad", bad), ("reg_umr_qp", reg_umr_qp)):
-            run_isolated(t, name, lambda fn=fn: fn(v))
-        t.ok(v.qt.alive(), "QEMU alive at the end")
-    finally:
-        v.close()
-    t.done()
+    run_cases(t, (("reg_write_read", reg_write_read), ("access", access),
+                  ("bad", bad), ("reg_umr_qp", reg_umr_qp)))
 
 
 if __name__ == "__main__":

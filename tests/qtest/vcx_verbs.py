@@ -8,7 +8,7 @@ the tests still compare CQE and EQE bytes with literal values."""
 import struct
 
 from vcx_qtest import H, ROOT, BAR0, EQ_BASE, Fld, Vcx, get, put, bswap32  # noqa: F401
-from vcx_qtest import load_header_defines
+from vcx_qtest import load_header_defines, run_isolated
 
 
 P = load_header_defines(["prm-obj.h", "prm-wqe.h"], base=H)
@@ -500,3 +500,40 @@ def cqe_fields(e):
         "qpn": struct.unpack_from(">I", e, 0x38)[0] & 0xffffff,
         "wqe_counter": struct.unpack_from(">H", e, 0x3c)[0],
     }
+
+
+def cqe_tuple(e, *names):
+    """The named fields of CQE e (cqe_fields), as a tuple to compare."""
+    c = cqe_fields(e)
+    return tuple(c[n] for n in names)
+
+
+def rc_pair(v, pd, cq):
+    """Two RC QPs of pd on cq, connected to each other and in RTS."""
+    a = v.create_qp("RC", pd, cq, cq)
+    b = v.create_qp("RC", pd, cq, cq)
+    v.connect(a, b.qpn)
+    v.connect(b, a.qpn)
+    return a, b
+
+
+def umr_ctrl(flags, xlt_oct, mask):
+    """A 48-byte UMR control segment (prm-wqe.h): flags, xlt_octowords, mkey_mask."""
+    c = bytearray(48)
+    c[0] = flags
+    struct.pack_into(">H", c, 4, xlt_oct)
+    struct.pack_into(">Q", c, 8, mask)
+    return bytes(c)
+
+
+def run_cases(tap, cases, **verbs_kw):
+    """Run each (name, fn(v)) against one Verbs device, each isolated (an exception is one
+    failed check); QEMU must still be alive after all of them."""
+    v = Verbs(**verbs_kw)
+    try:
+        for name, fn in cases:
+            run_isolated(tap, name, lambda fn=fn: fn(v))
+        tap.ok(v.qt.alive(), "QEMU alive at the end")
+    finally:
+        v.close()
+    tap.done()
