@@ -8,7 +8,9 @@
 
 src_c=${1:?usage: build-guest-tool.sh SOURCE.c OUTPUT}
 out=${2:?usage: build-guest-tool.sh SOURCE.c OUTPUT}
-case $src_c in /*) ;; *) src_c="$VCX_SRC/$src_c" ;; esac
+# Relative to where we run: meson passes @INPUT@ relative to the build directory, which
+# need not sit at any fixed depth below the checkout (VCX_CACHE can be anywhere).
+case $src_c in /*) ;; *) src_c="$PWD/$src_c" ;; esac
 
 top="$VCX_CACHE/rdma-core/$VCX_RDMA_CORE_DIR"
 src="$top/src"
