@@ -15,7 +15,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, put, run_isolated  # noqa: E402
 from vcx_verbs import (P, Verbs, cqe_fields, dseg, inline, raddr,  # noqa: E402
-                       cqe_tuple as f, rc_pair as pair, umr_ctrl, run_cases)
+                       cqe_tuple as f, rc_pair as pair, umr_ctrl, run_cases,
+                       pd_buf_key_cq as setup)
 
 t = Tap()
 SEND, WRITE, READ, SEND_INV, UMR = 0x0a, 0x08, 0x10, 0x01, 0x25
@@ -64,14 +65,6 @@ def post_unbind(v, qp, pd, mw, new_key, type2=False):
 
 def nk(key, byte):
     return (key & ~0xff) | byte
-
-
-def setup(v):
-    pd = v.alloc_pd()
-    buf = v.alloc(0x10000)
-    key = v.create_mkey(pd, buf, 0x10000)
-    cq = v.create_cq()
-    return pd, buf, key, cq
 
 
 def type1(v):

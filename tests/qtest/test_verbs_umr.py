@@ -14,7 +14,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated  # noqa: E402
 from vcx_verbs import (P, Verbs, cqe_fields, dseg, inline, raddr,  # noqa: E402
-                       cqe_tuple as f, rc_pair as pair, umr_ctrl, run_cases)
+                       cqe_tuple as f, rc_pair as pair, umr_ctrl, run_cases,
+                       pd_buf_key_cq as setup)
 
 t = Tap()
 SEND, WRITE, READ, SEND_INV, UMR = 0x0a, 0x08, 0x10, 0x01, 0x25
@@ -52,14 +53,6 @@ def post_inv(v, qp, key):
     seg = bytearray(64)
     seg[0] = 0x40                   # free
     return qp.post_send(UMR, umr_ctrl(INLINE, 0, M["FREE"]) + bytes(seg), imm=key)
-
-
-def setup(v):
-    pd = v.alloc_pd()
-    buf = v.alloc(0x10000)
-    key = v.create_mkey(pd, buf, 0x10000)
-    cq = v.create_cq()
-    return pd, buf, key, cq
 
 
 def reg_write_read(v):

@@ -526,6 +526,15 @@ def umr_ctrl(flags, xlt_oct, mask):
     return bytes(c)
 
 
+def pd_buf_key_cq(v):
+    """A PD, a 64 KiB buffer with an MTT key over it (IOVA = address) and a CQ."""
+    pd = v.alloc_pd()
+    buf = v.alloc(0x10000)
+    key = v.create_mkey(pd, buf, 0x10000)
+    cq = v.create_cq()
+    return pd, buf, key, cq
+
+
 def run_cases(tap, cases, **verbs_kw):
     """Run each (name, fn(v)) against one Verbs device, each isolated (an exception is one
     failed check); QEMU must still be alive after all of them."""
