@@ -338,6 +338,33 @@ out:
 	drain(e->rcq);
 }
 
+/* ibv_create_srq with si must fail with errno want; an SRQ made anyway is destroyed. */
+static void expect_srq_refused(struct env *e, struct ibv_srq_init_attr *si, int want,
+			       const char *what)
+{
+	struct ibv_srq *srq;
+
+	errno = 0;
+	srq = ibv_create_srq(e->pd, si);
+	ok(!srq && errno == want, "ibv_create_srq %s: %s", what,
+	   srq ? "created" : strerror(errno));
+	if (srq)
+		ibv_destroy_srq(srq);
+}
+
+/* Likewise for ibv_create_qp. */
+static void expect_qp_refused(struct env *e, struct ibv_qp_init_attr *qi, int want,
+			      const char *what)
+{
+	struct ibv_qp *qp;
+
+	errno = 0;
+	qp = ibv_create_qp(e->pd, qi);
+	ok(!qp && errno == want, "ibv_create_qp %s: %s", what, qp ? "created" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
 static void bad_verbs(struct env *e)
 {
 	struct ibv_srq_init_attr si = { .attr = { .max_wr = 16, .max_sge = 1 } };
@@ -348,26 +375,20 @@ static void bad_verbs(struct env *e)
 	};
 	struct ibv_srq_attr sa;
 	struct ibv_srq *srq;
-	struct ibv_qp *qp;
 	struct ibv_cq *cq;
+	char what[96];
 	int err;
 
 	si.attr.max_wr = e->dattr.orig_attr.max_srq_wr + 1;
-	errno = 0;
-	srq = ibv_create_srq(e->pd, &si);
-	ok(!srq && errno == EINVAL, "ibv_create_srq max_wr %u > max_srq_wr %u: %s",
-	   si.attr.max_wr, e->dattr.orig_attr.max_srq_wr, srq ? "created" : strerror(errno));
-	if (srq)
-		ibv_destroy_srq(srq);
+	snprintf(what, sizeof(what), "max_wr %u > max_srq_wr %u", si.attr.max_wr,
+		 e->dattr.orig_attr.max_srq_wr);
+	expect_srq_refused(e, &si, EINVAL, what);
 
 	si.attr.max_wr = 16;
 	si.attr.max_sge = e->dattr.orig_attr.max_srq_sge + 1;
-	errno = 0;
-	srq = ibv_create_srq(e->pd, &si);
-	ok(!srq && errno == EINVAL, "ibv_create_srq max_sge %u > max_srq_sge %d: %s",
-	   si.attr.max_sge, e->dattr.orig_attr.max_srq_sge, srq ? "created" : strerror(errno));
-	if (srq)
-		ibv_destroy_srq(srq);
+	snprintf(what, sizeof(what), "max_sge %u > max_srq_sge %d", si.attr.max_sge,
+		 e->dattr.orig_attr.max_srq_sge);
+	expect_srq_refused(e, &si, EINVAL, what);
 
 	si.attr.max_sge = 1;
 	srq = ibv_create_srq(e->pd, &si);
@@ -391,30 +412,19 @@ static void bad_verbs(struct env *e)
 	}
 
 	qi.qp_type = IBV_QPT_XRC_SEND;
-	errno = 0;
-	qp = ibv_create_qp(e->pd, &qi);
-	ok(!qp && errno == EOPNOTSUPP, "ibv_create_qp IBV_QPT_XRC_SEND: %s",
-	   qp ? "created" : strerror(errno));
-	if (qp)
-		ibv_destroy_qp(qp);
+	expect_qp_refused(e, &qi, EOPNOTSUPP, "IBV_QPT_XRC_SEND");
 
 	qi.qp_type = IBV_QPT_RC;
 	qi.cap.max_send_wr = e->dattr.orig_attr.max_qp_wr + 1;
-	errno = 0;
-	qp = ibv_create_qp(e->pd, &qi);
-	ok(!qp && errno == EINVAL, "ibv_create_qp max_send_wr %u > max_qp_wr %d: %s",
-	   qi.cap.max_send_wr, e->dattr.orig_attr.max_qp_wr, qp ? "created" : strerror(errno));
-	if (qp)
-		ibv_destroy_qp(qp);
+	snprintf(what, sizeof(what), "max_send_wr %u > max_qp_wr %d", qi.cap.max_send_wr,
+		 e->dattr.orig_attr.max_qp_wr);
+	expect_qp_refused(e, &qi, EINVAL, what);
 
 	qi.cap.max_send_wr = 4;
 	qi.cap.max_send_sge = e->dattr.orig_attr.max_sge + 1;
-	errno = 0;
-	qp = ibv_create_qp(e->pd, &qi);
-	ok(!qp && errno == EINVAL, "ibv_create_qp max_send_sge %u > max_sge %d: %s",
-	   qi.cap.max_send_sge, e->dattr.orig_attr.max_sge, qp ? "created" : strerror(errno));
-	if (qp)
-		ibv_destroy_qp(qp);
+	snprintf(what, sizeof(what), "max_send_sge %u > max_sge %d", qi.cap.max_send_sge,
+		 e->dattr.orig_attr.max_sge);
+	expect_qp_refused(e, &qi, EINVAL, what);
 
 	errno = 0;
 	cq = ibv_create_cq(e->ctx, e->dattr.orig_attr.max_cqe + 1, NULL, NULL, 0);
