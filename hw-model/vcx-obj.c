@@ -261,8 +261,8 @@ void vcx_obj_init(VcxState *s)
     vcx_obj_table_init(&o->cqs, VCX_LOG_MAX_CQ, 1);
     vcx_obj_table_init(&o->qps, VCX_LOG_MAX_QP, VCX_FIRST_QPN);
     vcx_obj_table_init(&o->srqs, VCX_LOG_MAX_SRQ, 1);
-    QTAILQ_INIT(&o->runq);
     s->objs = o;
+    vcx_xport_init(s);
 }
 
 /* Free every object still in a table (each free function takes the object's type). */
@@ -299,6 +299,7 @@ void vcx_obj_free(VcxState *s)
         return;
     }
     vcx_obj_reset(s);
+    vcx_xport_fini(s);
     g_free(o->pds.slot);
     g_free(o->mkeys.slot);
     g_free(o->cqs.slot);

@@ -180,10 +180,11 @@ struct VcxQp {
     uint8_t rnr_left;           /* RNR retries left for the WQE at sq_ci */
     uint8_t retry_left;
     bool rnr_wait;              /* SQ stalled until the RNR timer fires */
-    bool in_err_flushed;
     bool kicked;
+    bool err_watched;           /* on the ERR watch list (vcx_xport_err_watch) */
     bool in_req;                /* the requester is executing this SQ right now */
     QTAILQ_ENTRY(VcxQp) run_link;
+    QTAILQ_ENTRY(VcxQp) err_link;
     QEMUTimer *rnr_timer;
     VcxState *s;
 };
@@ -192,6 +193,10 @@ typedef struct VcxObjects {
     VcxObjTable pds, mkeys, cqs, qps, srqs;
     QTAILQ_HEAD(, VcxQp) runq;  /* QPs with send work to look at */
     bool running;
+    QTAILQ_HEAD(, VcxQp) errq;  /* QPs in ERR whose receive counter is watched */
+    uint32_t err_count;
+    QEMUTimer *err_timer;
+    int64_t err_interval;       /* ns until the next look at errq */
     VcxQp *qp1;                 /* the port's GSI QP (st QP1): at most one */
     uint64_t qp1_sent;          /* datagrams QP1 sent / delivered to it (state property) */
     uint64_t qp1_received;
@@ -303,6 +308,9 @@ void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t 
                            unsigned size);
 void vcx_xport_kick(VcxState *s, VcxQp *qp);
 void vcx_xport_flush(VcxState *s, VcxQp *qp);
+void vcx_xport_err_watch(VcxState *s, VcxQp *qp);
+void vcx_xport_init(VcxState *s);
+void vcx_xport_fini(VcxState *s);
 void vcx_xport_qp_init(VcxState *s, VcxQp *qp);
 void vcx_xport_qp_fini(VcxState *s, VcxQp *qp);
 

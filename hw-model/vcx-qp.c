@@ -502,6 +502,7 @@ void vcx_qp_to_err(VcxState *s, VcxQp *qp)
         vcx_qp_srq_event(s, VCX_EVENT_TYPE_SRQ_LAST_WQE, qp->qpn, VCX_EVENT_QUEUE_TYPE_QP);
     }
     vcx_xport_flush(s, qp);
+    vcx_xport_err_watch(s, qp);
 }
 
 uint8_t vcx_cmd_2err_qp(VcxState *s, VcxCmd *cmd)

@@ -258,46 +258,161 @@ static void vcx_qp_catas(VcxState *s, VcxQp *qp, const char *why)
     vcx_qp_to_err(s, qp);
 }
 
-void vcx_xport_flush(VcxState *s, VcxQp *qp)
+/* Complete the SQ's posted WQEs with WR_FLUSH_ERR (the QP is in ERR). */
+static void vcx_flush_sq(VcxState *s, VcxQp *qp)
 {
     uint8_t cqe[VCX_CQE_SIZE];
-    uint32_t pi = 0;
+    uint32_t pi = 0, n;
 
+    /*
+     * A QP sending to itself can be moved to ERR by its own responder half while its
+     * requester holds a WQE; the requester flushes the SQ once that WQE is completed.
+     */
+    if (qp->no_sq || qp->in_req ||
+        vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_SEND, &pi) != MEMTX_OK) {
+        return;
+    }
+    for (n = 0; n < vcx_sq_size(qp) && qp->sq_ci != (uint16_t)pi; n++) {
+        uint8_t ctrl[VCX_WQE_CTRL_SIZE];
+        uint32_t ds = 1, op = 0;
+
+        if (vcx_qbuf_read(s, &qp->buf, vcx_sq_off(qp, qp->sq_ci), ctrl,
+                          sizeof(ctrl)) == MEMTX_OK) {
+            ds = MAX(vcx_get(ctrl, VCX_WQE_CTRL_DS_CNT), 1);
+            op = vcx_get(ctrl, VCX_WQE_CTRL_OPCODE);
+        }
+        vcx_cqe_err(cqe, qp, VCX_CQE_REQ_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, qp->sq_ci, op);
+        vcx_post(s, qp->scq, cqe, false);
+        qp->sq_ci += MIN(DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB),
+                         VCX_SEND_WQE_MAX_WQEBBS);
+    }
+    if (n) {
+        trace_vcx_flush(qp->qpn, "SQ", n);
+    }
+}
+
+/* Complete at most budget posted receive WQEs with WR_FLUSH_ERR; how many it did. */
+static uint32_t vcx_flush_rq(VcxState *s, VcxQp *qp, uint32_t budget)
+{
+    uint8_t cqe[VCX_CQE_SIZE];
+    uint32_t pi = 0, n;
+
+    if (qp->rq_type != VCX_QP_RQ_TYPE_REGULAR ||
+        vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_RECV, &pi) != MEMTX_OK) {
+        return 0;
+    }
+    budget = MIN(budget, 1u << qp->log_rq_size);
+    for (n = 0; n < budget && qp->rq_ci != (uint16_t)pi; n++) {
+        vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, qp->rq_ci, 0);
+        vcx_post(s, qp->rcq, cqe, false);
+        qp->rq_ci++;
+    }
+    if (n) {
+        trace_vcx_flush(qp->qpn, "RQ", n);
+    }
+    return n;
+}
+
+void vcx_xport_flush(VcxState *s, VcxQp *qp)
+{
     if (qp->state != VCX_QP_STATE_ERR) {
         return;
     }
     qp->rnr_wait = false;
     timer_del(qp->rnr_timer);
-    /*
-     * A QP sending to itself can be moved to ERR by its own responder half while its
-     * requester holds a WQE; the requester flushes the SQ once that WQE is completed.
-     */
-    if (!qp->no_sq && !qp->in_req &&
-        vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_SEND, &pi) == MEMTX_OK) {
-        for (uint32_t n = 0; n < vcx_sq_size(qp) && qp->sq_ci != (uint16_t)pi; n++) {
-            uint8_t ctrl[VCX_WQE_CTRL_SIZE];
-            uint32_t ds = 1, op = 0;
+    vcx_flush_sq(s, qp);
+    vcx_flush_rq(s, qp, UINT32_MAX);
+}
 
-            if (vcx_qbuf_read(s, &qp->buf, vcx_sq_off(qp, qp->sq_ci), ctrl,
-                              sizeof(ctrl)) == MEMTX_OK) {
-                ds = MAX(vcx_get(ctrl, VCX_WQE_CTRL_DS_CNT), 1);
-                op = vcx_get(ctrl, VCX_WQE_CTRL_OPCODE);
-            }
-            vcx_cqe_err(cqe, qp, VCX_CQE_REQ_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, qp->sq_ci, op);
-            vcx_post(s, qp->scq, cqe, false);
-            qp->sq_ci += MIN(DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB),
-                             VCX_SEND_WQE_MAX_WQEBBS);
-        }
+/*
+ * Receives posted to a QP in ERR. IBTA's Error state completes every work request posted
+ * to the QP with a flush error, including those posted after the QP entered it, and the
+ * kernel's ib_drain_rq (and mlx5_ib's drain_rq) depend on it: they move the QP to ERR,
+ * post one receive and wait for its completion. The SQ has a doorbell, so a send posted
+ * in ERR is flushed when it rings (vcx_req_run). The RQ has none: software only bumps
+ * the receive counter of the doorbell record, which the device reads when a message
+ * arrives, and a QP in ERR receives nothing. So the device watches the receive counters
+ * of its QPs in ERR that have their own RQ: a timer re-reads them, first shortly after
+ * the QP entered ERR, then at an interval that doubles up to VCX_ERR_WATCH_MAX_NS and
+ * falls back to the shortest whenever it finds work. One run flushes at most
+ * VCX_ERR_WATCH_BUDGET WQEs over all QPs, so a guest cannot make it work without bound.
+ */
+#define VCX_ERR_WATCH_MIN_NS    (20 * SCALE_US)
+#define VCX_ERR_WATCH_MAX_NS    (10 * SCALE_MS)
+#define VCX_ERR_WATCH_BUDGET    4096u
+
+static void vcx_err_watch_arm(VcxObjects *o, int64_t interval)
+{
+    int64_t when = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + interval;
+
+    o->err_interval = interval;
+    if (!timer_pending(o->err_timer) || timer_expire_time_ns(o->err_timer) > when) {
+        timer_mod(o->err_timer, when);
     }
-    if (qp->rq_type == VCX_QP_RQ_TYPE_REGULAR &&
-        vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_RECV, &pi) == MEMTX_OK) {
-        for (uint32_t n = 0; n < (1u << qp->log_rq_size) && qp->rq_ci != (uint16_t)pi;
-             n++) {
-            vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, qp->rq_ci, 0);
-            vcx_post(s, qp->rcq, cqe, false);
-            qp->rq_ci++;
-        }
+}
+
+static void vcx_err_watch_cb(void *opaque)
+{
+    VcxState *s = opaque;
+    VcxObjects *o = s->objs;
+    uint32_t budget = VCX_ERR_WATCH_BUDGET, found = 0;
+
+    /* Round robin: each QP looked at goes to the tail, so the budget is shared fairly. */
+    for (uint32_t i = o->err_count; i && budget; i--) {
+        VcxQp *qp = QTAILQ_FIRST(&o->errq);
+        uint32_t n;
+
+        QTAILQ_REMOVE(&o->errq, qp, err_link);
+        QTAILQ_INSERT_TAIL(&o->errq, qp, err_link);
+        n = vcx_flush_rq(s, qp, budget);
+        budget -= n;
+        found += n;
     }
+    if (o->err_count) {
+        vcx_err_watch_arm(o, found ? VCX_ERR_WATCH_MIN_NS
+                                   : MIN(o->err_interval * 2, VCX_ERR_WATCH_MAX_NS));
+    }
+}
+
+/* The QP entered ERR: watch its receive counter while it stays there. */
+void vcx_xport_err_watch(VcxState *s, VcxQp *qp)
+{
+    VcxObjects *o = s->objs;
+
+    if (qp->err_watched || qp->rq_type != VCX_QP_RQ_TYPE_REGULAR) {
+        return;
+    }
+    qp->err_watched = true;
+    QTAILQ_INSERT_TAIL(&o->errq, qp, err_link);
+    o->err_count++;
+    vcx_err_watch_arm(o, VCX_ERR_WATCH_MIN_NS);
+}
+
+static void vcx_err_unwatch(VcxState *s, VcxQp *qp)
+{
+    VcxObjects *o = s->objs;
+
+    if (!qp->err_watched) {
+        return;
+    }
+    QTAILQ_REMOVE(&o->errq, qp, err_link);
+    qp->err_watched = false;
+    if (!--o->err_count) {
+        timer_del(o->err_timer);
+    }
+}
+
+void vcx_xport_init(VcxState *s)
+{
+    QTAILQ_INIT(&s->objs->runq);
+    QTAILQ_INIT(&s->objs->errq);
+    s->objs->err_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vcx_err_watch_cb, s);
+}
+
+void vcx_xport_fini(VcxState *s)
+{
+    timer_free(s->objs->err_timer);
+    s->objs->err_timer = NULL;
 }
 
 /*
@@ -1200,6 +1315,7 @@ void vcx_xport_qp_init(VcxState *s, VcxQp *qp)
 
 void vcx_xport_qp_fini(VcxState *s, VcxQp *qp)
 {
+    vcx_err_unwatch(s, qp);
     if (qp->kicked) {
         QTAILQ_REMOVE(&s->objs->runq, qp, run_link);
         qp->kicked = false;

@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Work requests posted to a QP in ERR complete with WR_FLUSH_ERR, as ib_drain_sq and
+ib_drain_rq need: a receive posted after 2ERR_QP (doorbell record only, the RQ has no
+doorbell) is flushed by the device's ERR watch within its first interval, in order, for
+RC, UC and UD; an armed CQ raises its completion event for the flush CQE; a send posted
+in ERR is flushed when its doorbell rings; after a long time in ERR (the watch at its
+longest interval) a receive is still flushed; the watch flushes at most 4096 WQEs a run
+and finishes the rest in later runs; a QP on an SRQ reports last-WQE-reached and its
+SRQ keeps its WQEs for the other QPs; 2RST and DESTROY_QP end the watch."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vcx_qtest import Tap  # noqa: E402
+from vcx_verbs import P, cqe_fields, dseg, av, inline, rc_pair, run_cases  # noqa: E402
+from vcx_verbs import cqe_tuple as f  # noqa: E402
+
+t = Tap()
+SEND = 0x0a
+REQ_ERR, RESP_ERR, FLUSH = 0xd, 0xe, 0x05
+FIRST_RUN_NS = 30_000           # the watch's first look comes 20 us after 2ERR_QP
+LONGEST_NS = 10_000_000         # its longest interval
+
+
+def setup(v, log_cq=6):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    key = v.create_mkey(pd, buf, 0x4000)
+    cq = v.create_cq(log_size=log_cq)
+    return pd, buf, key, cq
+
+
+def to_err(v, qp):
+    r = v.modify("2ERR_QP", qp)
+    assert r.status == 0, "2ERR_QP status 0x%x" % r.status
+
+
+def flushes(cq):
+    return [f(e, "opcode", "syndrome", "qpn", "wqe_counter") for e in cq.poll_all()]
+
+
+def case_rq_after_err(v, st):
+    pd, buf, key, cq = setup(v)
+    qp = v.create_qp(st, pd, cq, cq)
+    v.connect(qp, qp.qpn)
+    to_err(v, qp)
+    t.eq(cq.poll_all(), [], "%s: nothing posted, nothing flushed at 2ERR_QP" % st)
+    qp.post_recv([(buf, 64, key)])
+    t.eq(cq.poll_all(), [], "%s: a receive posted in ERR is not completed at once "
+         "(no RQ doorbell)" % st)
+    v.qt.clock_step(FIRST_RUN_NS)
+    t.eq(flushes(cq), [(RESP_ERR, FLUSH, qp.qpn, 0)],
+         "%s: the receive is flushed within the watch's first run (RESP_ERR 0x05, "
+         "wqe_counter 0)" % st)
+    for i in range(3):
+        qp.post_recv([(buf + 64 * i, 64, key)])
+    v.qt.clock_step(FIRST_RUN_NS)
+    t.eq(flushes(cq), [(RESP_ERR, FLUSH, qp.qpn, i) for i in (1, 2, 3)],
+         "%s: three more receives flushed in posting order" % st)
+    t.eq(v.qp_state(qp), 6, "%s: QP still in ERR" % st)
+
+
+def case_rc(v):
+    case_rq_after_err(v, "RC")
+
+
+def case_uc(v):
+    case_rq_after_err(v, "UC")
+
+
+def case_ud(v):
+    case_rq_after_err(v, "UD")
+
+
+def case_event_and_send(v):
+    pd, buf, key, cq = setup(v)
+    a, b = rc_pair(v, pd, cq)
+    to_err(v, a)
+    v.events(comp=True)
+    cq.arm()
+    a.post_recv([(buf, 64, key)])
+    v.qt.clock_step(FIRST_RUN_NS)
+    t.eq(flushes(cq), [(RESP_ERR, FLUSH, a.qpn, 0)], "drain_rq shape: flush CQE for the "
+         "receive posted after 2ERR_QP")
+    t.eq([ty for ty, _ in v.events(comp=True)], [0x00],
+         "the armed CQ raised one completion event for the flush CQE")
+    cq.arm()
+    a.post_send(SEND, inline(b"drain"))
+    t.eq(flushes(cq), [(REQ_ERR, FLUSH, a.qpn, 0)], "drain_sq shape: a signaled send "
+         "posted in ERR is flushed when its doorbell rings")
+    t.eq([ty for ty, _ in v.events(comp=True)], [0x00], "and raises the completion event")
+    t.eq([f(e, "opcode") for e in cq.poll_all()], [], "the peer in RTS got nothing")
+
+
+def case_long_in_err(v):
+    pd, buf, key, cq = setup(v)
+    qp = v.create_qp("RC", pd, cq, cq)
+    v.connect(qp, qp.qpn)
+    to_err(v, qp)
+    v.qt.clock_step(2_000_000_000)     # two seconds with nothing posted: longest interval
+    qp.post_recv([(buf, 64, key)])
+    v.qt.clock_step(LONGEST_NS + FIRST_RUN_NS)
+    t.eq(flushes(cq), [(RESP_ERR, FLUSH, qp.qpn, 0)],
+         "after 2 s in ERR a receive is flushed within the longest interval (10 ms)")
+    qp.post_recv([(buf, 64, key)])
+    v.qt.clock_step(LONGEST_NS + FIRST_RUN_NS)
+    t.eq(flushes(cq), [(RESP_ERR, FLUSH, qp.qpn, 1)], "and again for the next receive")
+
+
+def case_budget(v):
+    pd, buf, key, cq = setup(v, log_cq=14)
+    qp = v.create_qp("UD", pd, cq, cq, log_rq=13, rq_stride=16)
+    v.connect(qp)
+    to_err(v, qp)
+    total = 6000
+    v.qt.memwrite(qp.dbr, total.to_bytes(4, "big"))   # 6000 receives posted at once
+    v.qt.clock_step(FIRST_RUN_NS)
+    last, over = cqe_fields(cq.entry(4095)), cq.entry(4096)[0x3f] >> 4
+    t.eq(((last["opcode"], last["syndrome"], last["wqe_counter"]), over),
+         ((RESP_ERR, FLUSH, 4095), 0xf), "one run of the watch flushes 4096 WQEs, no more "
+         "(the other QPs in ERR have nothing posted)")
+    v.qt.clock_step(FIRST_RUN_NS)
+    last, over = cqe_fields(cq.entry(total - 1)), cq.entry(total)[0x3f] >> 4
+    t.eq(((last["opcode"], last["wqe_counter"]), over), ((RESP_ERR, total - 1), 0xf),
+         "the next run flushes the remaining 1904")
+    t.ok(v.qt.alive(), "QEMU alive")
+
+
+def case_srq(v):
+    pd, buf, key, cq = setup(v)
+    srq = v.create_srq(pd, log_size=3, rmp=True)
+    a = v.create_qp("UD", pd, cq, cq, srq=srq)
+    b = v.create_qp("UD", pd, cq, cq, srq=srq)
+    s = v.create_qp("UD", pd, cq, cq)
+    for qp in (a, b, s):
+        v.connect(qp)
+    v.events()
+    to_err(v, a)
+    t.eq([(ty, e[0x3b] | e[0x3a] << 8 | e[0x39] << 16) for ty, e in v.events()],
+         [(0x13, a.qpn)], "SRQ-attached QP in ERR: last WQE reached (0x13) for it")
+    srq.post([(buf, 128, key)])
+    v.qt.clock_step(LONGEST_NS)
+    t.eq(cq.poll_all(), [], "WQEs posted to the SRQ are not flushed by a QP in ERR")
+    v.qt.memwrite(buf + 0x1000, b"to b")
+    s.post_send(SEND, av(b.qpn, 0x11111111) + dseg(buf + 0x1000, 4, key))
+    got = sorted(f(e, "opcode", "qpn") for e in cq.poll_all())
+    t.eq(got, sorted([(0, s.qpn), (2, b.qpn)]), "the SRQ's WQE still serves QP b")
+    t.eq(v.qt.memread(buf + 40, 4), b"to b", "payload after b's GRH area")
+
+
+def case_reset_and_destroy(v):
+    pd, buf, key, cq = setup(v)
+    qp = v.create_qp("RC", pd, cq, cq)
+    v.connect(qp, qp.qpn)
+    to_err(v, qp)
+    r = v.modify("2RST_QP", qp)
+    t.eq(r.status, 0, "2RST_QP")
+    qp.post_recv([(buf, 64, key)])
+    v.qt.clock_step(LONGEST_NS)
+    t.eq(cq.poll_all(), [], "a QP back in RESET is no longer watched: nothing flushed")
+    qp2 = v.create_qp("RC", pd, cq, cq)
+    v.connect(qp2, qp2.qpn)
+    to_err(v, qp2)
+    r = v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], qp2.qpn)])
+    t.eq(r.status, 0, "DESTROY_QP of a watched QP")
+    v.qt.clock_step(LONGEST_NS)
+    t.ok(v.qt.alive(), "the watch's timer after the destroy: QEMU alive")
+
+
+run_cases(t, [("RC", case_rc), ("UC", case_uc), ("UD", case_ud),
+              ("event and send", case_event_and_send), ("long in ERR", case_long_in_err),
+              ("budget", case_budget), ("SRQ", case_srq),
+              ("reset and destroy", case_reset_and_destroy)])
