@@ -309,6 +309,7 @@ void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t 
 void vcx_xport_kick(VcxState *s, VcxQp *qp);
 void vcx_xport_flush(VcxState *s, VcxQp *qp);
 void vcx_xport_err_watch(VcxState *s, VcxQp *qp);
+bool vcx_xport_qp_fault(VcxState *s, uint32_t qpn);
 void vcx_xport_init(VcxState *s);
 void vcx_xport_fini(VcxState *s);
 void vcx_xport_qp_init(VcxState *s, VcxQp *qp);

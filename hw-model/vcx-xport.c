@@ -31,7 +31,8 @@
  * responder drops (no such QP, QP not yet ready) is sent again after the local ACK timeout
  * (4.096 us << ack_timeout of the primary path), up to retry_count times, then fails with
  * TRANSPORT_RETRY_EXC_ERR. A peer still on its way to RTR is the common case: the two
- * sides of a connection move to RTR at different moments.
+ * sides of a connection move to RTR at different moments. While the port is down every
+ * message is lost the same way (vcx_xport_transmit).
  *
  * Atomics operate on 8 naturally aligned bytes in the byte order the driver chose with
  * the ATOMIC capability atomic_req_8B_endianness_mode (vcx_atomic_big_endian(): 0
@@ -311,6 +312,18 @@ static uint32_t vcx_flush_rq(VcxState *s, VcxQp *qp, uint32_t budget)
         trace_vcx_flush(qp->qpn, "RQ", n);
     }
     return n;
+}
+
+/* Fault injection (the qp-error property): false if there is no such QP. */
+bool vcx_xport_qp_fault(VcxState *s, uint32_t qpn)
+{
+    VcxQp *qp = vcx_qp_get(s, qpn);
+
+    if (!qp) {
+        return false;
+    }
+    vcx_qp_catas(s, qp, "fault injected from the monitor");
+    return true;
 }
 
 void vcx_xport_flush(VcxState *s, VcxQp *qp)
@@ -805,6 +818,16 @@ static void vcx_xport_transmit(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
 {
     trace_vcx_pkt(pkt->opcode, pkt->sqpn, pkt->dqpn, pkt->psn, pkt->npkts, pkt->len);
     memset(ack, 0, sizeof(*ack));
+    /*
+     * A port that is not operationally up (link property off, or PAOS admin down)
+     * carries nothing, loopback included: the message is lost as on a dead wire, so RC
+     * retries until its retry count is spent and UC/UD complete without delivery.
+     */
+    if (!vcx_port_oper_up(s)) {
+        trace_vcx_resp_drop(pkt->dqpn, "port down");
+        ack->type = VCX_NO_RESPONSE;
+        return;
+    }
     vcx_resp_receive(s, pkt, ack);
     trace_vcx_ack(pkt->dqpn, vcx_ack_names[ack->type]);
 }

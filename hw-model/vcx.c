@@ -39,7 +39,11 @@
  *   cmd-stall        uint32, fault injection: the next N commands rung are never
  *                    answered (the entry stays device-owned), as hung firmware; reset
  *                    clears it
- *   state            string, read-only: ISSI, HCA state, pages, objects alive
+ *   qp-error         uint32, write-only fault injection: the QP of that number fails as
+ *                    on a WQ catastrophic error (WQ_CATAS_ERROR event, QP to ERR, its
+ *                    work flushed)
+ *   state            string, read-only: ISSI, HCA state, pages, UARs, EQs, RDMA objects
+ *                    alive per type (pds, mkeys, cqs, qps, srqs), QP1 counters
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -208,6 +212,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
     return g_strdup_printf("issi=%u hca=%s health=0x%02x link=%s pages=%u "
                            "pages_boot=%u pages_init=%u pages_regular=%u "
                            "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64
+                           " pds=%u mkeys=%u cqs=%u qps=%u srqs=%u"
                            " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64,
                            s->issi, vcx_hca_state_name(s->hca_state),
                            s->iseg.health_syndrome, vcx_port_oper_up(s) ? "up" : "down",
@@ -215,6 +220,8 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            vcx_pages_outstanding(s), s->num_uars, s->num_eqs,
                            s->port.num_gids,
                            s->cmds_executed,
+                           s->objs->pds.count, s->objs->mkeys.count, s->objs->cqs.count,
+                           s->objs->qps.count, s->objs->srqs.count,
                            s->objs->qp1 ? s->objs->qp1->qpn : 0,
                            s->objs->qp1_sent, s->objs->qp1_received);
 }
@@ -259,6 +266,16 @@ static void vcx_set_cmd_stall(Object *obj, Visitor *v, const char *name, void *o
     visit_type_uint32(v, name, &VCX(obj)->iseg.cmd_stall, errp);
 }
 
+static void vcx_set_qp_error(Object *obj, Visitor *v, const char *name, void *opaque,
+                             Error **errp)
+{
+    uint32_t qpn;
+
+    if (visit_type_uint32(v, name, &qpn, errp) && !vcx_xport_qp_fault(VCX(obj), qpn)) {
+        error_setg(errp, "vcx: no QP 0x%x", qpn);
+    }
+}
+
 static void vcx_get_page_request(Object *obj, Visitor *v, const char *name, void *opaque,
                                  Error **errp)
 {
@@ -288,6 +305,7 @@ static void vcx_instance_init(Object *obj)
                         vcx_set_page_request, NULL, NULL);
     object_property_add(obj, "cmd-stall", "uint32", vcx_get_cmd_stall,
                         vcx_set_cmd_stall, NULL, NULL);
+    object_property_add(obj, "qp-error", "uint32", NULL, vcx_set_qp_error, NULL, NULL);
 }
 
 /* Guest RAM holds the command queue and, later, all queue state: not migratable yet. */

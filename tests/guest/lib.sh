@@ -25,9 +25,9 @@ vcx_pci_addr() {
 # Count of lines in the kernel log matching a pattern.
 dmesg_count() { dmesg | grep -c -E "$1" || true; }
 
-# Kernel log lines that show a warning, oops or corruption (case-sensitive on purpose:
-# "loops_per_jiffy" is not an oops), or ib_mad failing to create its QPs on a port (then
-# ib_cm and rdma_cm do not run there). Prints them; returns 0 when the log is clean.
+# Kernel log lines that show a warning, oops, corruption or a hung task (case-sensitive
+# on purpose: "loops_per_jiffy" is not an oops), or ib_mad failing to create its QPs on a
+# port (then ib_cm and rdma_cm do not run there). Prints them; returns 0 when clean.
 kernel_log_clean() {
-	! dmesg | grep -E "WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption|Couldn't create ib_mad"
+	! dmesg | grep -E "WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption|blocked for more than|Couldn't create ib_mad"
 }

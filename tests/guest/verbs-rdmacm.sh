@@ -15,22 +15,9 @@ ADDR=192.168.77.1
 COUNT=10
 
 dmesg | grep -q "Couldn't create ib_mad" && fail "ib_mad could not create QP1 on load"
-ndev=$(vcx_verbs_up)
-ip addr add "$ADDR/24" dev "$ndev" || fail "ip addr add $ADDR/24 dev $ndev"
+gid_index=$(vcx_ipv4_up $ADDR)
 modprobe rdma_ucm || fail "modprobe rdma_ucm"
-
-# ib_core adds the IPv4-mapped RoCE v2 GID of the address (up to 10 s).
-gid_file=
-for _ in $(seq 100); do
-	gid_file=$(grep -l '^0000:0000:0000:0000:0000:ffff:c0a8:4d01$' \
-		/sys/class/infiniband/$VCX_IBDEV/ports/1/gids/* 2>/dev/null | head -1) || true
-	[ -n "$gid_file" ] && break
-	sleep 0.1
-done
-[ -n "$gid_file" ] || fail "no GID ::ffff:$ADDR on $VCX_IBDEV port 1"
-gtype=$(cat "/sys/class/infiniband/$VCX_IBDEV/ports/1/gid_attrs/types/${gid_file##*/}")
-[ "$gtype" = "RoCE v2" ] || fail "GID of $ADDR has type '$gtype'"
-echo "ok GID ::ffff:$ADDR at index ${gid_file##*/} ($gtype)"
+echo "ok GID ::ffff:$ADDR at index $gid_index (RoCE v2)"
 
 # ib_mad's GSI QP: qp_num 1 in restrack, and the device's QP1 exists.
 rdma res show qp | grep -E "link $VCX_IBDEV/1 .*lqpn 1 type GSI" >/dev/null ||

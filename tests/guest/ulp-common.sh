@@ -1,0 +1,78 @@
+# Helpers of the ulp-*.sh guest tests (sourced after lib.sh, verbs-common.sh and
+# bringup-common.sh): kernel RDMA consumers over vcx_0 on one VM, reaching their own
+# address 192.168.77.1 on the port's netdev (loopback through the device).
+
+ULP_ADDR=192.168.77.1
+
+# The port up with ULP_ADDR and its RoCE v2 GID; configfs mounted (nvmet, LIO).
+ulp_port_up() {
+	vcx_ipv4_up "$ULP_ADDR" >/dev/null
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config ||
+		fail "mount configfs"
+}
+
+# The device's RDMA objects alive, from its state: "pds=N mkeys=N cqs=N qps=N srqs=N".
+ulp_objects() {
+	local s f out=
+	s=$(vcx_state)
+	for f in pds mkeys cqs qps srqs; do
+		out="$out $f=$(state_field "$s" $f)"
+	done
+	echo "${out# }"
+}
+
+# The device holds exactly the objects it held before the ULP came (what vcx.ko and
+# ib_core keep for themselves): nothing leaked by the ULP's teardown.
+ulp_expect_objects() { # baseline context
+	local now
+	now=$(ulp_objects)
+	[ "$now" = "$1" ] || fail "$2: device objects $now, before the ULP: $1"
+	echo "ok $2: device objects back to $now"
+}
+
+# No warning, oops or hung task in the kernel log since boot.
+ulp_expect_clean_log() { # context
+	kernel_log_clean || fail "$1: kernel log not clean"
+	echo "ok $1: kernel log clean"
+}
+
+# Unload modules (and what only they used), failing with the holders if one stays.
+ulp_unload() { # module...
+	local m
+	for m in "$@"; do
+		modprobe -r "$m" || { lsmod >&2; fail "modprobe -r $m"; }
+	done
+}
+
+# QP numbers (lqpn) that rdma res lists for a kernel consumer: ulp_qpns COMM
+ulp_qpns() {
+	rdma res show qp link "$VCX_IBDEV/1" 2>/dev/null |
+		sed -n "s/.* lqpn \([0-9]*\) .*comm \[$1\].*/\1/p"
+}
+
+# Fault injection on the device (hw-model: the link and qp-error properties).
+ulp_link() { vcx_qom_set link "$1"; } # on|off
+ulp_qp_error() { vcx_qom_set qp-error "$1"; }
+
+# Run a command with a deadline; fail naming the step if it hangs or fails.
+ulp_step() { # seconds description cmd...
+	local t=$1 what=$2 rc=0
+	shift 2
+	timeout "$t" "$@" || rc=$?
+	[ $rc = 124 ] && fail "$what: still running after ${t}s"
+	[ $rc = 0 ] || fail "$what: exit status $rc"
+}
+
+# Write then read back SIZE MiB of a pattern file through a block device, sha256
+# compared: ulp_verify_block DEV MIB context
+ulp_verify_block() {
+	local dev=$1 mib=$2 want got
+	head -c $((mib << 20)) /dev/urandom >/tmp/ulp-pattern
+	want=$(sha256sum </tmp/ulp-pattern | cut -d' ' -f1)
+	ulp_step 300 "$3: write $mib MiB" dd if=/tmp/ulp-pattern of="$dev" bs=1M oflag=direct \
+		status=none
+	got=$(timeout 300 dd if="$dev" bs=1M count="$mib" iflag=direct status=none |
+		sha256sum | cut -d' ' -f1)
+	[ "$got" = "$want" ] || fail "$3: read back $got, wrote $want"
+	echo "ok $3: $mib MiB written and read back through $dev, sha256 equal"
+}
