@@ -73,6 +73,7 @@ static void vcx_obj_table_init(VcxObjTable *t, uint32_t log_size, uint32_t first
 {
     t->size = 1u << log_size;
     t->first = first;
+    t->next = first;
     t->count = 0;
     t->slot = g_new0(void *, t->size);
 }
@@ -82,13 +83,22 @@ void *vcx_obj_get(VcxObjTable *t, uint32_t n)
     return n < t->size ? t->slot[n] : NULL;
 }
 
-/* Lowest free number at or above first. */
+/*
+ * The next free number after the last one handed out, wrapping to first: as ConnectX
+ * firmware, a freed number is not reused at once. A peer may still hold state for the
+ * old object (ib_cm rejects a REQ from a QPN it still knows as "stale connection").
+ */
 bool vcx_obj_alloc(VcxObjTable *t, void *obj, uint32_t *n)
 {
-    for (uint32_t i = t->first; i < t->size; i++) {
+    uint32_t span = t->size - t->first;
+
+    for (uint32_t k = 0; k < span; k++) {
+        uint32_t i = t->first + (t->next - t->first + k) % span;
+
         if (!t->slot[i]) {
             t->slot[i] = obj;
             t->count++;
+            t->next = i + 1 < t->size ? i + 1 : t->first;
             *n = i;
             return true;
         }
@@ -273,6 +283,7 @@ void vcx_obj_init(VcxState *s)
                 free_fn((s), (table)->slot[i_]);                    \
             }                                                       \
         }                                                           \
+        (table)->next = (table)->first;                             \
     } while (0)
 
 /* Drop every object, users before what they use. */

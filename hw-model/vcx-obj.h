@@ -45,6 +45,7 @@ typedef struct VcxObjTable {
     void **slot;
     uint32_t size;              /* numbers 0..size-1 */
     uint32_t first;             /* lowest number handed out */
+    uint32_t next;              /* where the search for a free number starts */
     uint32_t count;
 } VcxObjTable;
 

@@ -95,7 +95,7 @@ class Vm:
     def qemu_argv(self, interactive):
         a = self.args
         b = a.build
-        append = (f"console=ttyS0 rdinit=/init panic=-1 quiet loglevel=4 "
+        append = (f"console=ttyS0 rdinit=/init panic=-1 quiet loglevel=4 log_buf_len=4M "
                   f"vcxvm.src={a.src} vcxvm.build={b} vcxvm.index={self.index} vcxvm.vms={a.vms}")
         if a.no_load:
             append += " vcxvm.noload"

@@ -12,11 +12,17 @@ ulp_port_up() {
 }
 
 # The device's RDMA objects alive, from its state: "pds=N mkeys=N cqs=N qps=N srqs=N".
+# CQs of ib_core's shared CQ pool (ib_cq_pool_get, used by nvme-rdma, nvmet-rdma,
+# rpcrdma, ...) live until the ib_device goes away, so they are not counted: rdma res
+# lists them with comm [ib_core].
 ulp_objects() {
-	local s f out=
+	local s f n pool out=
 	s=$(vcx_state)
+	pool=$(rdma res show cq dev "$VCX_IBDEV" 2>/dev/null | grep -c "comm \[ib_core\]" || true)
 	for f in pds mkeys cqs qps srqs; do
-		out="$out $f=$(state_field "$s" $f)"
+		n=$(state_field "$s" $f)
+		[ $f = cqs ] && n=$((n - pool))
+		out="$out $f=$n"
 	done
 	echo "${out# }"
 }
@@ -44,10 +50,14 @@ ulp_unload() { # module...
 	done
 }
 
-# QP numbers (lqpn) that rdma res lists for a kernel consumer: ulp_qpns COMM
+# QP numbers (lqpn) of a kernel consumer: ulp_qpns COMM. QPs that rdma_cm creates are
+# listed with comm [rdma_cm] by "rdma res show qp"; their rdma_cm IDs carry the
+# consumer's name, so both listings are searched.
 ulp_qpns() {
-	rdma res show qp link "$VCX_IBDEV/1" 2>/dev/null |
-		sed -n "s/.* lqpn \([0-9]*\) .*comm \[$1\].*/\1/p"
+	{
+		rdma res show cm_id link "$VCX_IBDEV/1" 2>/dev/null
+		rdma res show qp link "$VCX_IBDEV/1" 2>/dev/null
+	} | grep "comm \[$1\]" | sed -n 's/.* lqpn \([0-9]*\) .*/\1/p' | sort -un
 }
 
 # Fault injection on the device (hw-model: the link and qp-error properties).
