@@ -86,3 +86,16 @@ ulp_verify_block() {
 	[ "$got" = "$want" ] || fail "$3: read back $got, wrote $want"
 	echo "ok $3: $mib MiB written and read back through $dev, sha256 equal"
 }
+
+# The block device of namespace NSID of NVMe subsystem NQN (the multipath head when
+# native multipath is on, else the controller's namespace), or nothing. Head names do
+# not follow the NSID, so it is read from sysfs. nvme_ns_dev NQN NSID
+nvme_ns_dev() {
+	local b
+	for b in /sys/block/nvme*; do
+		[[ ${b##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
+		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		[ "$(cat "$b/nsid" 2>/dev/null)" = "$2" ] && { echo "/dev/${b##*/}"; return; }
+	done
+	return 0
+}

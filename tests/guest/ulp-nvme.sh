@@ -93,25 +93,13 @@ connect() { # context; sets ctrl, ns1, ns2
 	[ -n "$ctrl" ] || fail "$1: no controller for $NQN after connect"
 	ctrl_wait "$ctrl" live 30 || fail "$1: $ctrl not live: $(cat /sys/class/nvme/$ctrl/state)"
 	[ "$(cat /sys/class/nvme/$ctrl/transport)" = rdma ] || fail "$1: $ctrl is not on rdma"
-	ns1=$(ns_dev 1) ns2=$(ns_dev 2)
+	ns1=$(nvme_ns_dev $NQN 1) ns2=$(nvme_ns_dev $NQN 2)
 	for i in $(seq 100); do
 		[ -b "$ns1" ] && [ -b "$ns2" ] && break
 		sleep 0.1
-		ns1=$(ns_dev 1) ns2=$(ns_dev 2)
+		ns1=$(nvme_ns_dev $NQN 1) ns2=$(nvme_ns_dev $NQN 2)
 	done
 	[ -b "$ns1" ] && [ -b "$ns2" ] || fail "$1: block devices of namespaces 1 and 2 did not appear"
-}
-
-# The block device of namespace N of our subsystem (the multipath head when native
-# multipath is on, else the controller's namespace), or nothing.
-ns_dev() {
-	local b
-	for b in /sys/block/nvme*; do
-		[[ ${b##*/} =~ ^nvme[0-9]+n[0-9]+$ ]] || continue
-		[ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = $NQN ] || continue
-		[ "$(cat "$b/nsid" 2>/dev/null)" = "$1" ] && { echo "/dev/${b##*/}"; return; }
-	done
-	return 0
 }
 
 disconnect() { # context
