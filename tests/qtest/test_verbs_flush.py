@@ -7,12 +7,15 @@ RC, UC and UD; an armed CQ raises its completion event for the flush CQE; a send
 in ERR is flushed when its doorbell rings; after a long time in ERR (the watch at its
 longest interval) a receive is still flushed; the watch flushes at most 4096 WQEs a run
 and finishes the rest in later runs; a QP on an SRQ reports last-WQE-reached and its
-SRQ keeps its WQEs for the other QPs; 2RST and DESTROY_QP end the watch."""
+SRQ keeps its WQEs for the other QPs; 2RST and DESTROY_QP end the watch.
+Faults that put QPs in ERR: the port down carries nothing (RC fails with transport retry
+exceeded after its retries, UD completes undelivered, traffic resumes with the link), and
+the qp-error property fails a QP as a WQ catastrophic error (event 0x05, flush)."""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import Tap  # noqa: E402
+from vcx_qtest import Tap, DEV_PATH  # noqa: E402
 from vcx_verbs import P, cqe_fields, dseg, av, inline, rc_pair, run_cases  # noqa: E402
 from vcx_verbs import cqe_tuple as f  # noqa: E402
 
@@ -168,7 +171,52 @@ def case_reset_and_destroy(v):
     t.ok(v.qt.alive(), "the watch's timer after the destroy: QEMU alive")
 
 
+def case_port_down(v):
+    pd, buf, key, cq = setup(v)
+    a, b = rc_pair(v, pd, cq)
+    u, w = v.create_qp("UD", pd, cq, cq), v.create_qp("UD", pd, cq, cq)
+    v.connect(u)
+    v.connect(w)
+    b.post_recv([(buf, 64, key)])
+    w.post_recv([(buf + 0x100, 40 + 64, key)])
+    v.qt.qom_set(DEV_PATH, "link", False)
+    v.events()
+    u.post_send(SEND, av(w.qpn, 0x11111111) + inline(b"lost"))
+    t.eq([f(e, "opcode", "qpn") for e in cq.poll_all()], [(0, u.qpn)],
+         "port down: a UD send completes at the sender")
+    a.post_send(SEND, inline(b"lost too"))
+    t.eq(cq.poll_all(), [], "port down: the RC send waits for an ACK")
+    v.qt.clock_step(8 * 67_200_000)        # retry_count 7 retries of 4.096 us << 14
+    t.eq([f(e, "opcode", "syndrome", "qpn") for e in cq.poll_all()],
+         [(REQ_ERR, 0x15, a.qpn)], "port down: RC fails with transport retry exceeded (0x15)")
+    t.eq(v.qt.memread(buf, 8) + v.qt.memread(buf + 0x100 + 40, 4), bytes(12),
+         "port down: nothing delivered to either receiver")
+    v.qt.qom_set(DEV_PATH, "link", True)
+    u.post_send(SEND, av(w.qpn, 0x11111111) + inline(b"back"))
+    t.eq(sorted(f(e, "opcode", "qpn") for e in cq.poll_all()), sorted([(0, u.qpn), (2, w.qpn)]),
+         "link up again: the UD send is delivered")
+    t.eq(v.qt.memread(buf + 0x100 + 40, 4), b"back", "payload after the GRH area")
+
+
+def case_qp_error(v):
+    pd, buf, key, cq = setup(v)
+    a, b = rc_pair(v, pd, cq)
+    a.post_recv([(buf, 64, key)])
+    v.events()
+    r = v.qt.qom_set(DEV_PATH, "qp-error", a.qpn)
+    t.ok("error" not in r, "qom-set qp-error of an existing QP")
+    t.eq([(ty, e[0x34], e[0x3b] | e[0x3a] << 8 | e[0x39] << 16) for ty, e in v.events()],
+         [(0x05, 0, a.qpn)], "WQ catastrophic error event (0x05) for the QP")
+    t.eq((v.qp_state(a), flushes(cq)), (6, [(RESP_ERR, FLUSH, a.qpn, 0)]),
+         "the QP is in ERR and its posted receive is flushed")
+    t.ok("fault injected" in v.qt.log(), "guest-error log names the injected fault")
+    r = v.qt.qom_set(DEV_PATH, "qp-error", 0xfffff)
+    t.ok("error" in r, "qp-error of a QP that does not exist is refused")
+    t.eq(v.qp_state(b), 3, "the peer QP is untouched")
+
+
 run_cases(t, [("RC", case_rc), ("UC", case_uc), ("UD", case_ud),
               ("event and send", case_event_and_send), ("long in ERR", case_long_in_err),
               ("budget", case_budget), ("SRQ", case_srq),
-              ("reset and destroy", case_reset_and_destroy)])
+              ("reset and destroy", case_reset_and_destroy), ("port down", case_port_down),
+              ("qp-error", case_qp_error)])
