@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build a kernel module out of tree against one kernel's headers, with objects kept outside
 # the checkout: the build directory holds symlinks to the sources and include/.
-# Usage: build-driver.sh KERNEL_RELEASE BUILD_DIR REAL_HW(0|1) [OUTPUT_KO [SOURCE_DIR]]
-#   SOURCE_DIR: a Kbuild directory of the checkout building one module (default
-#   guest-driver, i.e. vcx.ko; tests/kmod holds the in-kernel test module).
+# Usage: build-driver.sh KERNEL_RELEASE BUILD_DIR REAL_HW(0|1) [OUTPUT_KO [SOURCE_DIR [MODULE]]]
+#   SOURCE_DIR: a Kbuild directory of the checkout (default guest-driver, i.e. vcx.ko;
+#   tests/kmod holds the in-kernel test modules). MODULE: the one module of a directory
+#   holding several to build (passed to Kbuild as VCX_KMOD), one build directory each.
 . "$(dirname "$0")/common.sh"
 
 krel=${1:?kernel release}
@@ -11,6 +12,7 @@ bdir=${2:?build dir}
 real_hw=${3:-0}
 out=${4:-}
 srcdir=${5:-guest-driver}
+module=${6:-}
 kdir="/usr/src/linux-headers-$krel"
 [ -d "$kdir" ] || vcx_die "kernel headers for $krel missing: install Debian package linux-headers-$krel (./vcx setup)"
 
@@ -22,7 +24,8 @@ for f in "$VCX_SRC/$srcdir"/*; do
 done
 ln -sfn "$VCX_SRC/include" "$bdir/include"
 
-make -s -C "$kdir" M="$bdir" VCX_REAL_HW="$real_hw" modules >"$bdir/build.log" 2>&1 || {
+make -s -C "$kdir" M="$bdir" VCX_REAL_HW="$real_hw" ${module:+VCX_KMOD="$module"} modules \
+	>"$bdir/build.log" 2>&1 || {
 	cat "$bdir/build.log" >&2
 	vcx_die "$srcdir build against $krel failed"
 }

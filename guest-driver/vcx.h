@@ -232,9 +232,11 @@ void vcx_eq_table_destroy(struct vcx_dev *vdev);
 int vcx_ib_add(struct vcx_dev *vdev);
 void vcx_ib_remove(struct vcx_dev *vdev);
 void vcx_ib_async_event(struct vcx_dev *vdev, const u8 *eqe);
+void vcx_ib_fatal(struct vcx_dev *vdev);
 
 /* vcx_cq.c */
 void vcx_cq_event(struct vcx_dev *vdev, u32 cqn);
+unsigned int vcx_cq_kick_all(struct vcx_dev *vdev);
 
 /* vcx_health.c */
 void vcx_health_start(struct vcx_dev *vdev);

@@ -17,6 +17,16 @@
  * a kernel CQ either the poller meets the resize CQE first and simply reads on in the new
  * ring, or vcx_resize_cq copies the unpolled CQEs over (old entry i to new entry i + 1,
  * stepping over the resize CQE) under cq->lock.
+ *
+ * Error state (a dead function, vcx_health.c): the device completes nothing any more, so
+ * kernel poll_cq completes the outstanding work itself, as mlx5_ib_poll_sw_comp() does.
+ * The CQEs already in the ring are returned first; the first poll that finds the ring
+ * empty stops reading it (hw_stopped), and from then on every WQE still outstanding on
+ * a kernel QP whose send or receive queue uses the CQ completes with IB_WC_WR_FLUSH_ERR,
+ * in posting order, send queues before receive queues. Each CQ keeps the lists of those
+ * QPs (send_qps, recv_qps: added at create, removed at destroy, under cq->lock). WQEs of
+ * an SRQ belong to no QP and are not completed. vcx_cq_kick_all() runs the completion
+ * handler of every kernel CQ with outstanding work when the error state begins.
  */
 #include <linux/dma-mapping.h>
 
@@ -187,6 +197,9 @@ int vcx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->arm_sn = 0;
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
+	INIT_LIST_HEAD(&cq->send_qps);
+	INIT_LIST_HEAD(&cq->recv_qps);
+	cq->hw_stopped = false;
 
 	if (udata)
 		err = vcx_cq_create_user(cq, udata, &uar, &npages);
@@ -245,6 +258,152 @@ int vcx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------------------
+ * The error state: software flush completions
+ */
+
+/* Add a kernel QP to the lists of its CQs (after CREATE_QP), remove it (at destroy). */
+void vcx_cq_add_qp(struct vcx_qp *qp)
+{
+	struct vcx_cq *scq = to_vcq(qp->ibqp.send_cq), *rcq = to_vcq(qp->ibqp.recv_cq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&scq->lock, flags);
+	list_add_tail(&qp->cq_send_link, &scq->send_qps);
+	spin_unlock_irqrestore(&scq->lock, flags);
+	spin_lock_irqsave(&rcq->lock, flags);
+	list_add_tail(&qp->cq_recv_link, &rcq->recv_qps);
+	spin_unlock_irqrestore(&rcq->lock, flags);
+}
+
+void vcx_cq_del_qp(struct vcx_qp *qp)
+{
+	struct vcx_cq *scq = to_vcq(qp->ibqp.send_cq), *rcq = to_vcq(qp->ibqp.recv_cq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&scq->lock, flags);
+	list_del_init(&qp->cq_send_link);
+	spin_unlock_irqrestore(&scq->lock, flags);
+	spin_lock_irqsave(&rcq->lock, flags);
+	list_del_init(&qp->cq_recv_link);
+	spin_unlock_irqrestore(&rcq->lock, flags);
+}
+
+static bool vcx_wq_outstanding(struct vcx_wq *wq)
+{
+	return READ_ONCE(wq->head) != READ_ONCE(wq->tail);
+}
+
+/*
+ * Whether poll_cq in the error state has anything to return: a CQE in the ring (until
+ * it stops being read) or a WQE outstanding on a QP of the lists. cq->lock held.
+ */
+static bool vcx_cq_has_work(struct vcx_cq *cq)
+{
+	struct vcx_qp *qp;
+
+	if (!cq->hw_stopped && vcx_cq_sw_cqe(cq, cq->cons_index))
+		return true;
+	list_for_each_entry(qp, &cq->send_qps, cq_send_link)
+		if (vcx_wq_outstanding(&qp->sq))
+			return true;
+	list_for_each_entry(qp, &cq->recv_qps, cq_recv_link)
+		if (vcx_wq_outstanding(&qp->rq))
+			return true;
+	return false;
+}
+
+/*
+ * Complete up to num outstanding WQEs of one queue of qp with IB_WC_WR_FLUSH_ERR, oldest
+ * first; how many. Every send WQE completes, signaled or not, as the device's own flush
+ * does; vendor_err stays 0 as in the device's flush CQEs. cq->lock held; the queue's lock
+ * orders this against a drain WR being posted.
+ */
+static int vcx_wq_sw_flush(struct vcx_qp *qp, bool send, int num, struct ib_wc *wc)
+{
+	struct vcx_wq *wq = send ? &qp->sq : &qp->rq;
+	int n = 0;
+	u32 idx;
+
+	spin_lock(&wq->lock);
+	for (; n < num && wq->tail != wq->head; n++, wc++) {
+		idx = wq->tail & (wq->wqe_cnt - 1);
+		memset(wc, 0, sizeof(*wc));
+		wc->wr_id = wq->wrid[idx];
+		wc->status = IB_WC_WR_FLUSH_ERR;
+		wc->qp = &qp->ibqp;
+		if (send) {
+			wc->opcode = wq->opcode[idx];
+			wq->tail = wq->next_head[idx];
+		} else {
+			wc->opcode = IB_WC_RECV;
+			wq->tail++;
+		}
+	}
+	spin_unlock(&wq->lock);
+	return n;
+}
+
+/* Software flush completions for every QP of the lists, send queues first. */
+static int vcx_cq_sw_flush(struct vcx_cq *cq, int num, struct ib_wc *wc)
+{
+	struct vcx_qp *qp;
+	int n = 0;
+
+	list_for_each_entry(qp, &cq->send_qps, cq_send_link) {
+		n += vcx_wq_sw_flush(qp, true, num - n, wc + n);
+		if (n == num)
+			return n;
+	}
+	list_for_each_entry(qp, &cq->recv_qps, cq_recv_link) {
+		n += vcx_wq_sw_flush(qp, false, num - n, wc + n);
+		if (n == num)
+			return n;
+	}
+	return n;
+}
+
+/*
+ * Run the consumer's completion handler as a completion event would; whether it ran. Not
+ * for IB_POLL_DIRECT CQs: their owner polls, and ib_core's handler for them warns.
+ */
+bool vcx_cq_run_handler(struct vcx_cq *cq)
+{
+	struct ib_cq *ibcq = &cq->ibcq;
+
+	if (ibcq->poll_ctx == IB_POLL_DIRECT || !ibcq->comp_handler)
+		return false;
+	ibcq->comp_handler(ibcq, ibcq->cq_context);
+	return true;
+}
+
+/*
+ * The error state has begun: every kernel CQ with something to complete gets its handler
+ * run, so that consumers waiting for completions poll and see the flush errors (mlx5_ib's
+ * mlx5_ib_handle_internal_error). Any context; returns how many handlers ran.
+ */
+unsigned int vcx_cq_kick_all(struct vcx_dev *vdev)
+{
+	unsigned int kicked = 0;
+	unsigned long idx, flags;
+	struct vcx_cq *cq;
+	bool work;
+
+	/* Destroy takes a CQ out of the table before freeing it. */
+	xa_lock_irqsave(&vdev->cq_table, flags);
+	xa_for_each(&vdev->cq_table, idx, cq) {
+		if (!cq->buf)
+			continue;	/* a user CQ: the library polls its own ring */
+		spin_lock(&cq->lock);
+		work = vcx_cq_has_work(cq);
+		spin_unlock(&cq->lock);
+		if (work && vcx_cq_run_handler(cq))
+			kicked++;
+	}
+	xa_unlock_irqrestore(&vdev->cq_table, flags);
+	return kicked;
+}
+
 /* Arm: the arm word goes to the doorbell record, then the UAR (mlx5_cq_arm()). */
 int vcx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
@@ -265,8 +424,16 @@ int vcx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	doorbell[0] = cpu_to_be32(word);
 	doorbell[1] = cpu_to_be32(cq->cqn);
 	__raw_writeq(*(u64 *)doorbell, vdev->uar + VCX_UAR_CQ_DOORBELL);
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && vcx_cq_sw_cqe(cq, cq->cons_index))
-		ret = 1;
+	/*
+	 * A dead device raises no event: whatever poll_cq would still return counts as
+	 * missed, so that ib_core's pollers come back for it.
+	 */
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS) {
+		if (vcx_in_error(vdev))
+			ret = vcx_cq_has_work(cq);
+		else
+			ret = !!vcx_cq_sw_cqe(cq, cq->cons_index);
+	}
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }
@@ -447,10 +614,17 @@ int vcx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	int n = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	while (n < num_entries && !vcx_poll_one(cq, wc + n))
-		n++;
-	if (n)
-		vcx_cq_set_ci(cq);
+	if (!cq->hw_stopped) {
+		while (n < num_entries && !vcx_poll_one(cq, wc + n))
+			n++;
+		if (n)
+			vcx_cq_set_ci(cq);
+	}
+	if (n < num_entries && vcx_in_error(cq->vdev)) {
+		/* The ring is empty: what is still outstanding completes in software. */
+		cq->hw_stopped = true;
+		n += vcx_cq_sw_flush(cq, num_entries - n, wc + n);
+	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }

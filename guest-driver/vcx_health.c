@@ -80,7 +80,9 @@ void vcx_health_print(struct vcx_dev *vdev)
 
 /*
  * Enter the error state once: commands in flight complete with -EIO, later ones fail at
- * once. Safe from the timer and from process context.
+ * once; kernel verbs consumers are woken to collect their flush completions and get
+ * IB_EVENT_DEVICE_FATAL (vcx_ib_fatal). Safe from the timer and from process context:
+ * everything below takes IRQ-safe spinlocks only.
  */
 void vcx_enter_error_state(struct vcx_dev *vdev, const char *reason)
 {
@@ -90,6 +92,7 @@ void vcx_enter_error_state(struct vcx_dev *vdev, const char *reason)
 	dev_err(vcx_dev(vdev), "device is in error state (%s): commands fail until the function is reset\n",
 		reason);
 	vcx_cmd_trigger_completions(vdev);
+	vcx_ib_fatal(vdev);
 }
 
 /* A fatal condition, or NULL. */

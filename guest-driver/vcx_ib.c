@@ -808,6 +808,33 @@ void vcx_ib_async_event(struct vcx_dev *vdev, const u8 *eqe)
 	}
 }
 
+/*
+ * The function entered the error state (vcx_health.c; timer or process context): kernel
+ * CQs with outstanding work get their completion handler run, so that consumers poll and
+ * receive their flush completions (vcx_cq.c), and IB_EVENT_DEVICE_FATAL goes to ib_core
+ * (mlx5_ib does both on MLX5_DEV_EVENT_SYS_ERROR). User contexts learn of it through
+ * that event; their objects go when the function is reset and the device unregistered.
+ */
+void vcx_ib_fatal(struct vcx_dev *vdev)
+{
+	struct ib_event ev = { .event = IB_EVENT_DEVICE_FATAL };
+	struct vcx_ib_dev *ibd;
+	unsigned long flags;
+	unsigned int kicked;
+
+	spin_lock_irqsave(&vdev->ib_lock, flags);
+	ibd = vdev->ib;
+	if (ibd) {
+		kicked = vcx_cq_kick_all(vdev);
+		ev.device = &ibd->ibdev;
+		ev.element.port_num = VCX_IB_PORT;
+		ib_dispatch_event(&ev);	/* queued by ib_core: any context */
+		dev_info(vcx_dev(vdev), "%s: fatal error event dispatched, completion handlers run on %u CQs with outstanding work\n",
+			dev_name(&ibd->ibdev.dev), kicked);
+	}
+	spin_unlock_irqrestore(&vdev->ib_lock, flags);
+}
+
 /* ------------------------------------------------------------------------------------
  * Registration
  */
@@ -837,6 +864,8 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 	.destroy_cq = vcx_destroy_cq,
 	.destroy_qp = vcx_destroy_qp,
 	.destroy_srq = vcx_destroy_srq,
+	.drain_rq = vcx_drain_rq,
+	.drain_sq = vcx_drain_sq,
 	.get_dev_fw_str = vcx_ib_get_dev_fw_str,
 	.get_dma_mr = vcx_get_dma_mr,
 	.get_link_layer = vcx_ib_get_link_layer,

@@ -18,6 +18,15 @@
  * the send counter of the doorbell record and writes the first 8 bytes of the last
  * control segment to the QP's doorbell register in the kernel UAR. post_recv writes data
  * segments and updates the receive counter only.
+ *
+ * Drains (ib_device_ops.drain_sq/drain_rq, as mlx5_ib's): the QP goes to ERR, one drain
+ * WR is posted through the normal path (a signaled NOP on the SQ, an empty receive on
+ * the RQ) and its flush completion is waited for. In the error state (a dead function)
+ * posting fails with -EIO except for drain WRs, 2ERR and 2RST succeed without the device,
+ * and the completions come from poll_cq's software flush (vcx_cq.c): the drain polls an
+ * IB_POLL_DIRECT CQ itself and runs the completion handler of any other, since no event
+ * will come. A QP on an SRQ entering ERR then gets IB_EVENT_QP_LAST_WQE_REACHED from the
+ * driver, the event the device would have raised.
  */
 #include <linux/dma-mapping.h>
 #include <rdma/ib_cache.h>
@@ -347,6 +356,8 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 		goto err_cmd;
 	/* the GSI QP is QP 1 to ib_core and on the wire, whatever its device number */
 	ibqp->qp_num = qp->st == VCX_QP_ST_QP1 ? 1 : qp->qpn;
+	if (!udata)
+		vcx_cq_add_qp(qp);
 
 	if (udata) {
 		struct vcx_create_qp_resp resp = { .bfreg_index = qp->bfreg };
@@ -599,16 +610,35 @@ static int vcx_qp_fill_qpc(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 static void vcx_qp_reset_queues(struct vcx_qp *qp)
 {
 	struct vcx_srq *srq = qp->ibqp.srq ? to_vsrq(qp->ibqp.srq) : NULL;
+	unsigned long flags;
 
 	if (!qp->buf)
 		return;
 	vcx_cq_clean(to_vcq(qp->ibqp.recv_cq), qp->qpn, srq);
 	if (qp->ibqp.send_cq != qp->ibqp.recv_cq)
 		vcx_cq_clean(to_vcq(qp->ibqp.send_cq), qp->qpn, NULL);
+	/* under the queue locks: the error state's software flush reads them */
+	spin_lock_irqsave(&qp->sq.lock, flags);
 	qp->sq.head = qp->sq.tail = 0;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_lock_irqsave(&qp->rq.lock, flags);
 	qp->rq.head = qp->rq.tail = 0;
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	qp->db.db[0] = 0;
 	qp->db.db[1] = 0;
+}
+
+/* An affiliated event the driver raises itself (the device cannot). */
+static void vcx_qp_sw_event(struct vcx_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -619,6 +649,7 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct vcx_qp *qp = to_vqp(ibqp);
 	enum ib_qp_state cur, new;
 	u8 out[VCX_CMD_HDR_SIZE] = {};
+	bool sw_last_wqe = false;
 	u32 optpar;
 	u16 op;
 	u8 *in;
@@ -652,8 +683,15 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (op == VCX_CMD_OP_2RST_QP || op == VCX_CMD_OP_2ERR_QP) {
 		err = vcx_qp_cmd_simple(vdev, op, qp->qpn);
-		if (err)
+		/*
+		 * A dead function executes nothing: to ERR or RESET succeeds without it (as
+		 * destroy does), so that drains and teardown go on. The device's last-WQE event
+		 * for a QP on an SRQ will not come; raise it here.
+		 */
+		if (err && !vcx_in_error(vdev))
 			return err;
+		if (err && op == VCX_CMD_OP_2ERR_QP && ibqp->srq && qp->state != IB_QPS_ERR)
+			sw_last_wqe = true;
 		goto done;
 	}
 
@@ -684,6 +722,8 @@ done:
 		qp->resp_depth = attr->max_dest_rd_atomic;
 	if (new == IB_QPS_RESET && !udata)
 		vcx_qp_reset_queues(qp);
+	if (sw_last_wqe)
+		vcx_qp_sw_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 	return 0;
 }
 
@@ -795,10 +835,12 @@ int vcx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		WARN_ON(xa_insert_irq(&vdev->qp_table, qp->qpn, qp, GFP_KERNEL));
 		return err;
 	}
-	if (udata)
+	if (udata) {
 		vcx_qp_free_user(qp, udata);
-	else
+	} else {
+		vcx_cq_del_qp(qp);
 		vcx_qp_free_kernel(vdev, qp);
+	}
 	vcx_gsi_release(to_vibdev(ibqp->device), qp);
 	return 0;
 }
@@ -1015,10 +1057,14 @@ static int vcx_build_send_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr, u8
 	return (seg - qp->scratch) / VCX_WQE_DS;
 }
 
-int vcx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		  const struct ib_send_wr **bad_wr)
+/*
+ * Post send WRs. A drain WR (drain: one WR, from vcx_drain_sq) becomes a NOP WQE of the
+ * control segment alone, valid on every QP type; it is the only WR accepted in the error
+ * state.
+ */
+static int vcx_post_send_common(struct vcx_qp *qp, const struct ib_send_wr *wr,
+				const struct ib_send_wr **bad_wr, bool drain)
 {
-	struct vcx_qp *qp = to_vqp(ibqp);
 	struct vcx_wq *sq = &qp->sq;
 	void *ctrl = NULL;
 	unsigned long flags;
@@ -1027,12 +1073,23 @@ int vcx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int ds, err = 0;
 
 	spin_lock_irqsave(&sq->lock, flags);
+	if (unlikely(vcx_in_error(qp->vdev)) && !drain) {
+		err = -EIO;
+		goto out;
+	}
 	for (; wr; wr = wr->next) {
-		err = vcx_wr_to_opcode(qp, wr, &opcode, &wc_opcode, &imm);
-		if (err)
-			break;
-		memset(qp->scratch, 0, to_vibdev(ibqp->device)->max_sq_desc);
-		ds = vcx_build_send_wqe(qp, wr, opcode);
+		memset(qp->scratch, 0, to_vibdev(qp->ibqp.device)->max_sq_desc);
+		if (drain) {
+			opcode = VCX_OPCODE_NOP;
+			wc_opcode = IB_WC_SEND;
+			imm = 0;
+			ds = VCX_WQE_CTRL_SIZE / VCX_WQE_DS;
+		} else {
+			err = vcx_wr_to_opcode(qp, wr, &opcode, &wc_opcode, &imm);
+			if (err)
+				break;
+			ds = vcx_build_send_wqe(qp, wr, opcode);
+		}
 		if (ds < 0) {
 			err = ds;
 			break;
@@ -1057,6 +1114,7 @@ int vcx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		sq->next_head[idx] = sq->head + nwqebb;
 		sq->head += nwqebb;
 	}
+out:
 	if (err)
 		*bad_wr = wr;
 	if (ctrl) {
@@ -1072,21 +1130,31 @@ int vcx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-int vcx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		  const struct ib_recv_wr **bad_wr)
+int vcx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr)
 {
-	struct vcx_qp *qp = to_vqp(ibqp);
+	return vcx_post_send_common(to_vqp(ibqp), wr, bad_wr, false);
+}
+
+/* Post receive WRs; in the error state only a drain WR (from vcx_drain_rq) is taken. */
+static int vcx_post_recv_common(struct vcx_qp *qp, const struct ib_recv_wr *wr,
+				const struct ib_recv_wr **bad_wr, bool drain)
+{
 	struct vcx_wq *rq = &qp->rq;
 	unsigned long flags;
-	int err = 0, nreq, i;
+	int err = 0, nreq = 0, i;
 	u8 *seg;
 
-	if (ibqp->srq) {
+	if (qp->ibqp.srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&rq->lock, flags);
-	for (nreq = 0; wr; nreq++, wr = wr->next) {
+	if (unlikely(vcx_in_error(qp->vdev)) && !drain) {
+		err = -EIO;
+		goto out;
+	}
+	for (; wr; nreq++, wr = wr->next) {
 		if (rq->head - rq->tail >= rq->wqe_cnt) {
 			err = -ENOMEM;
 			break;
@@ -1104,6 +1172,7 @@ int vcx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		rq->wrid[rq->head & (rq->wqe_cnt - 1)] = wr->wr_id;
 		rq->head++;
 	}
+out:
 	if (err)
 		*bad_wr = wr;
 	if (nreq) {
@@ -1114,6 +1183,121 @@ int vcx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return err;
+}
+
+int vcx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	return vcx_post_recv_common(to_vqp(ibqp), wr, bad_wr, false);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Drains (mlx5_ib_drain_sq / mlx5_ib_drain_rq)
+ */
+struct vcx_drain {
+	struct ib_cqe cqe;
+	struct completion done;
+};
+
+static void vcx_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	complete(&container_of(wc->wr_cqe, struct vcx_drain, cqe)->done);
+}
+
+#define VCX_DRAIN_WARN_S	30
+
+/*
+ * Wait for the drain WR's completion on ibcq. A CQ polled by its owner (IB_POLL_DIRECT)
+ * is polled here; any other is polled by ib_core after a completion event, which a dead
+ * device never raises: then its handler is run from here (a handler run twice only polls
+ * twice). Waits in slices, so that no hung-task report comes, as long as completions take.
+ */
+static void vcx_drain_wait(struct vcx_qp *qp, struct ib_cq *ibcq, struct vcx_drain *d,
+			   const char *which)
+{
+	unsigned long start = jiffies;
+	bool warned = false;
+
+	for (;;) {
+		if (ibcq->poll_ctx == IB_POLL_DIRECT) {
+			if (wait_for_completion_timeout(&d->done, HZ / 10))
+				return;
+			ib_process_cq_direct(ibcq, -1);
+		} else {
+			if (vcx_in_error(qp->vdev))
+				vcx_cq_run_handler(to_vcq(ibcq));
+			if (wait_for_completion_timeout(&d->done, HZ))
+				return;
+		}
+		if (!warned && time_after(jiffies, start + VCX_DRAIN_WARN_S * HZ)) {
+			ibdev_warn(qp->ibqp.device, "QP 0x%x: %s drain still waiting after %d s\n",
+				   qp->qpn, which, VCX_DRAIN_WARN_S);
+			warned = true;
+		}
+	}
+}
+
+/* To ERR, as the first step of a drain; in the error state this cannot fail. */
+static int vcx_drain_to_err(struct vcx_qp *qp, const char *which)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	int err;
+
+	err = ib_modify_qp(&qp->ibqp, &attr, IB_QP_STATE);
+	if (err)
+		ibdev_warn(qp->ibqp.device, "QP 0x%x: %s drain: moving to ERR failed (%d)\n",
+			   qp->qpn, which, err);
+	return err;
+}
+
+void vcx_drain_sq(struct ib_qp *ibqp)
+{
+	struct vcx_qp *qp = to_vqp(ibqp);
+	struct vcx_drain d = { .cqe.done = vcx_drain_done };
+	struct ib_send_wr wr = {
+		.wr_cqe = &d.cqe,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad;
+	int err;
+
+	if (vcx_drain_to_err(qp, "send queue"))
+		return;
+	init_completion(&d.done);
+	err = vcx_post_send_common(qp, &wr, &bad, true);
+	if (err) {
+		ibdev_warn(ibqp->device, "QP 0x%x: posting the send queue drain WR failed (%d)\n",
+			   qp->qpn, err);
+		return;
+	}
+	vcx_drain_wait(qp, ibqp->send_cq, &d, "send queue");
+}
+
+void vcx_drain_rq(struct ib_qp *ibqp)
+{
+	struct vcx_qp *qp = to_vqp(ibqp);
+	struct vcx_drain d = { .cqe.done = vcx_drain_done };
+	struct ib_recv_wr wr = { .wr_cqe = &d.cqe };
+	const struct ib_recv_wr *bad;
+	int err;
+
+	if (ibqp->srq) {
+		/* the SRQ's WQEs are not the QP's: ib_drain_qp waits for the last-WQE event */
+		ibdev_warn(ibqp->device, "QP 0x%x: receive queue drain on a QP with an SRQ\n",
+			   qp->qpn);
+		return;
+	}
+	if (vcx_drain_to_err(qp, "receive queue"))
+		return;
+	init_completion(&d.done);
+	err = vcx_post_recv_common(qp, &wr, &bad, true);
+	if (err) {
+		ibdev_warn(ibqp->device, "QP 0x%x: posting the receive queue drain WR failed (%d)\n",
+			   qp->qpn, err);
+		return;
+	}
+	vcx_drain_wait(qp, ibqp->recv_cq, &d, "receive queue");
 }
 
 /* ------------------------------------------------------------------------------------

@@ -401,6 +401,12 @@ int vcx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	int err = 0, nreq, i;
 
 	spin_lock_irqsave(&srq->lock, flags);
+	/* A dead function takes no new work (vcx_qp.c: only drains post there). */
+	if (unlikely(vcx_in_error(srq->vdev))) {
+		*bad_wr = wr;
+		spin_unlock_irqrestore(&srq->lock, flags);
+		return -EIO;
+	}
 	for (nreq = 0; wr; nreq++, wr = wr->next) {
 		if (unlikely(wr->num_sge > srq->max_gs)) {
 			err = -EINVAL;

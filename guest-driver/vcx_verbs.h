@@ -196,6 +196,13 @@ struct vcx_cq {
 	struct mutex resize_mutex;
 	struct vcx_cq_ring *resize;	/* a kernel CQ's new ring while MODIFY_CQ runs */
 	bool resize_switched;		/* the poller met the resize CQE and switched */
+	/*
+	 * Kernel CQs: the kernel QPs whose send (receive) queue completes here, for the
+	 * software flush completions of the error state (under lock).
+	 */
+	struct list_head send_qps;	/* vcx_qp.cq_send_link */
+	struct list_head recv_qps;	/* vcx_qp.cq_recv_link */
+	bool hw_stopped;		/* error state: the ring is no longer read */
 };
 
 static inline struct vcx_cq *to_vcq(struct ib_cq *ibcq)
@@ -263,6 +270,8 @@ struct vcx_qp {
 	u8 *scratch;			/* WQE under construction (SQ lock) */
 	void __iomem *bf;		/* doorbell register */
 	u32 bf_offset;			/* alternating half */
+	struct list_head cq_send_link;	/* on send_cq's send_qps */
+	struct list_head cq_recv_link;	/* on recv_cq's recv_qps */
 	/* user QPs */
 	struct ib_umem *umem;
 	struct vcx_db db;
@@ -347,6 +356,9 @@ int vcx_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int vcx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int vcx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 void vcx_cq_clean(struct vcx_cq *cq, u32 qpn, struct vcx_srq *srq);
+void vcx_cq_add_qp(struct vcx_qp *qp);
+void vcx_cq_del_qp(struct vcx_qp *qp);
+bool vcx_cq_run_handler(struct vcx_cq *cq);
 void vcx_cq_event(struct vcx_dev *vdev, u32 cqn);
 void vcx_cq_async_event(struct vcx_dev *vdev, u32 cqn, u8 syndrome);
 
@@ -362,6 +374,8 @@ int vcx_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
 int vcx_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
+void vcx_drain_sq(struct ib_qp *ibqp);
+void vcx_drain_rq(struct ib_qp *ibqp);
 void vcx_qp_async_event(struct vcx_dev *vdev, u32 qpn, u8 type);
 
 /* vcx_gsi.c */

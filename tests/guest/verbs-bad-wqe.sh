@@ -9,15 +9,9 @@
 
 ndev=$(vcx_verbs_up)
 gid=$(vcx_roce_v2_gid) || fail "no RoCE v2 GID on $VCX_IBDEV"
-# The first QP connect resolves the loopback GID's MAC through the IPv6 address behind it:
-# while that address is still tentative (DAD, about 1 s after link up) INIT->RTR fails with
-# ETIMEDOUT. Wait for it (pingpong's own handshake usually hides this delay).
-waited=0
-while ip -6 addr show dev "$ndev" | grep -q tentative && [ $waited -lt 100 ]; do
-	sleep 0.1
-	waited=$((waited + 1))
-done
-echo "# $ndev: IPv6 address tentative for ${waited}00 ms after link up"
+# The first QP connect needs the IPv6 address behind the GID (pingpong's own handshake
+# usually hides this delay).
+vcx_wait_addr_ready "$ndev"
 prog="$VCX_BUILD/vcx_bad_wqe"
 [ -x "$prog" ] || fail "no $prog (built by ./vcx build)"
 

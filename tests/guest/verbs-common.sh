@@ -47,3 +47,15 @@ vcx_ipv4_up() {
 	[ "$gtype" = "RoCE v2" ] || fail "GID of $1 has type '$gtype'"
 	echo "${gid_file##*/}"
 }
+
+# Wait (up to 10 s) until the netdev's IPv6 address is no longer tentative: the first
+# INIT->RTR resolves the loopback GID's MAC through it and fails with ETIMEDOUT while
+# duplicate address detection runs (about 1 s after link up). Prints the wait.
+vcx_wait_addr_ready() { # netdev
+	local waited=0
+	while ip -6 addr show dev "$1" | grep -q tentative && [ $waited -lt 100 ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	echo "# $1: IPv6 address tentative for ${waited}00 ms after link up"
+}

@@ -10,7 +10,8 @@
  * provider's bookkeeping and the doorbell record and rings the doorbell as sq.c does. The
  * requester CQE must carry the status the device documents (docs/device-interface.md
  * "Error syndromes produced"), vendor_err 0; the QP must be in ERR and a WQE posted after it
- * must flush. Output is TAP; the exit status is non-zero on any failure.
+ * must flush. Then receives and sends posted to a QP moved to ERR must all be flushed
+ * (flush_in_err). Output is TAP; the exit status is non-zero on any failure.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -338,6 +339,96 @@ out:
 	drain(e->rcq);
 }
 
+/*
+ * Work posted to a user QP in ERR completes with flush errors: the sends when their
+ * doorbell rings, the receives although the provider only writes the doorbell record
+ * (the device watches the records of its QPs in ERR). 3 receives and 2 signaled sends
+ * must give exactly 5 IBV_WC_WR_FLUSH_ERR completions, each queue's in posting order.
+ */
+static void flush_in_err(struct env *e)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_ERR };
+	struct timespec ts = { 0, 1000000 };
+	uint64_t want_r = 1, want_s = 11;
+	struct ibv_wc wc[8];
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	int i, n, got = 0, bad = 0, err, extra = 0, waited;
+
+	cq = ibv_create_cq(e->ctx, 16, NULL, NULL, 0);
+	if (!cq)
+		bail("ibv_create_cq");
+	a = make_qp(e, IBV_QPT_RC, cq);
+	b = make_qp(e, IBV_QPT_RC, e->rcq);
+	err = connect_qp(e, a, b->qp_num);
+	if (!err)
+		err = connect_qp(e, b, a->qp_num);
+	if (!err)
+		err = ibv_modify_qp(a, &qa, IBV_QP_STATE);
+	ok(!err, "flush in ERR: QP pair connected, one QP moved to ERR: %s", strerror(err));
+	if (err)
+		goto out;
+	for (i = 0; i < 3 && !err; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)e->buf + 0x2000 + i * 64, .length = 64,
+			.lkey = e->mr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = 1 + i, .sg_list = &sge, .num_sge = 1 };
+		struct ibv_recv_wr *badr;
+
+		err = ibv_post_recv(a, &wr, &badr);
+	}
+	for (i = 0; i < 2 && !err; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)e->buf + i * 64, .length = 64, .lkey = e->mr->lkey,
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = 11 + i, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED,
+		};
+		struct ibv_send_wr *bads;
+
+		err = ibv_post_send(a, &wr, &bads);
+	}
+	ok(!err, "flush in ERR: 3 receives and 2 signaled sends posted: %s", strerror(err));
+	if (err)
+		goto out;
+	/* Up to 5 s for the five, then 100 ms more for anything extra. */
+	for (i = 0; i < 5000 && got < 5; i++) {
+		n = ibv_poll_cq(cq, 8, wc);
+		if (n < 0)
+			break;
+		for (int j = 0; j < n; j++, got++) {
+			if (wc[j].status != IBV_WC_WR_FLUSH_ERR || wc[j].qp_num != a->qp_num)
+				bad++;
+			else if (wc[j].wr_id == want_r && want_r <= 3)
+				want_r++;
+			else if (wc[j].wr_id == want_s && want_s <= 12)
+				want_s++;
+			else
+				bad++;
+			printf("# flush in ERR: completion %d: wr_id %" PRIu64 " %s\n", got,
+			       wc[j].wr_id, ibv_wc_status_str(wc[j].status));
+		}
+		if (got < 5)
+			nanosleep(&ts, NULL);
+	}
+	waited = i;
+	for (i = 0; i < 100; i++) {
+		n = ibv_poll_cq(cq, 8, wc);
+		if (n > 0)
+			extra += n;
+		nanosleep(&ts, NULL);
+	}
+	ok(got == 5 && !bad && want_r == 4 && want_s == 13 && !extra,
+	   "flush in ERR: %d completions within %d ms (expected 5), %d wrong, receives in order %s, sends in order %s, %d extra",
+	   got, waited, bad, want_r == 4 ? "yes" : "no", want_s == 13 ? "yes" : "no", extra);
+out:
+	if (ibv_destroy_qp(a) || ibv_destroy_qp(b) || ibv_destroy_cq(cq))
+		ok(0, "flush in ERR: destroy: %s", strerror(errno));
+	drain(e->rcq);
+}
+
 /* ibv_create_srq with si must fail with errno want; an SRQ made anyway is destroyed. */
 static void expect_srq_refused(struct env *e, struct ibv_srq_init_attr *si, int want,
 			       const char *what)
@@ -509,6 +600,7 @@ int main(void)
 			c.w.rkey = e.mr->rkey ^ 0x100;
 		run_case(&e, &c);
 	}
+	flush_in_err(&e);
 	bad_verbs(&e);
 
 	ibv_destroy_cq(e.scq);
