@@ -35,8 +35,13 @@ if grep -q 'warning:' "$bdir/build.log"; then
 	vcx_die "$srcdir build against $krel has warnings"
 fi
 # Copy only a changed module, so what depends on it (guest-modules.tar) stays up to date.
-ko=$(find "$bdir" -maxdepth 1 -name '*.ko' ! -type l)
-[ "$(echo "$ko" | wc -w)" = 1 ] || vcx_die "$srcdir: expected one module, found: $ko"
+if [ -n "$module" ]; then
+	ko="$bdir/$module.ko"
+	[ -f "$ko" ] || vcx_die "$srcdir: $module.ko was not built"
+else
+	ko=$(find "$bdir" -maxdepth 1 -name '*.ko' ! -type l)
+	[ "$(echo "$ko" | wc -w)" = 1 ] || vcx_die "$srcdir: expected one module, found: $ko"
+fi
 if [ -n "$out" ] && ! cmp -s "$ko" "$out"; then
 	cp "$ko" "$out"
 fi

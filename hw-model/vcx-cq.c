@@ -420,6 +420,10 @@ bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
         trace_vcx_dev_err_cqe_dropped(cq->cqn, opcode, "CQ in error");
         return false;
     }
+    if (vcx_fw_dead(s)) {
+        trace_vcx_dev_err_cqe_dropped(cq->cqn, opcode, "firmware dead");
+        return false;
+    }
     if (vcx_dbr_read(s, cq->dbr_addr, &ci) != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x doorbell record at 0x%" PRIx64
                       " not readable: CQ goes to error\n", cq->cqn, cq->dbr_addr);

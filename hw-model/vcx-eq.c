@@ -126,6 +126,10 @@ static bool vcx_eq_write(VcxState *s, uint32_t eqn, VcxEq *eq, uint8_t type,
         trace_vcx_dev_err_eq_dropped(eqn, type, "EQ in error");
         return false;
     }
+    if (vcx_fw_dead(s)) {
+        trace_vcx_dev_err_eq_dropped(eqn, type, "firmware dead");
+        return false;
+    }
     if (vcx_eq_pending(eq) >= nent && !eq->oi) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: EQ %u overrun (%u EQEs not consumed): "
                       "event type 0x%x dropped\n", eqn, vcx_eq_pending(eq), type);

@@ -370,6 +370,11 @@ static void vcx_err_watch_cb(void *opaque)
     VcxObjects *o = s->objs;
     uint32_t budget = VCX_ERR_WATCH_BUDGET, found = 0;
 
+    if (vcx_fw_dead(s)) {
+        vcx_err_watch_arm(o, VCX_ERR_WATCH_MAX_NS);     /* dead firmware flushes nothing */
+        return;
+    }
+
     /* Round robin: each QP looked at goes to the tail, so the budget is shared fairly. */
     for (uint32_t i = o->err_count; i && budget; i--) {
         VcxQp *qp = QTAILQ_FIRST(&o->errq);
@@ -1310,6 +1315,11 @@ static void vcx_req_run(VcxState *s, VcxQp *qp)
 void vcx_xport_kick(VcxState *s, VcxQp *qp)
 {
     VcxObjects *o = s->objs;
+
+    if (vcx_fw_dead(s)) {
+        trace_vcx_dev_err_xport_dead(qp->qpn);
+        return;                 /* dead firmware executes nothing (vcx_fw_dead) */
+    }
 
     if (!qp->kicked) {
         qp->kicked = true;

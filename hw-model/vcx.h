@@ -143,6 +143,17 @@ struct VcxState {
     struct VcxObjects *objs;    /* RDMA objects and transport engine (vcx-obj.h) */
 };
 
+/*
+ * Firmware with a fatal health syndrome is dead: it answers no command (vcx-cmdq.c), and
+ * its data path stops too, as on a failed board: no WQE is executed and no CQE or EQE is
+ * written, so a driver that has given up on the function and freed its queues is never
+ * written into.
+ */
+static inline bool vcx_fw_dead(VcxState *s)
+{
+    return s->iseg.health_syndrome != 0;
+}
+
 static inline bool vcx_cmdif_checksum_enabled(VcxState *s)
 {
     return vcx_get(s->cap_cur[VCX_CAP_SLOT_GENERAL], VCX_CAP_GEN_CMDIF_CHECKSUM) ==
