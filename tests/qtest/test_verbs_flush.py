@@ -10,7 +10,8 @@ and finishes the rest in later runs; a QP on an SRQ reports last-WQE-reached and
 SRQ keeps its WQEs for the other QPs; 2RST and DESTROY_QP end the watch.
 Faults that put QPs in ERR: the port down carries nothing (RC fails with transport retry
 exceeded after its retries, UD completes undelivered, traffic resumes with the link), and
-the qp-error property fails a QP as a WQ catastrophic error (event 0x05, flush)."""
+the qp-error property fails a QP as a WQ catastrophic error (event 0x05, flush). Dead
+firmware (a fatal health syndrome) executes no WQE and writes no CQE or EQE."""
 import os
 import sys
 
@@ -215,8 +216,28 @@ def case_qp_error(v):
     t.eq(v.qp_state(b), 3, "the peer QP is untouched")
 
 
+def case_dead(v):
+    """Last: the device stays dead."""
+    pd, buf, key, cq = setup(v)
+    a, b = rc_pair(v, pd, cq)
+    e = v.create_qp("RC", pd, cq, cq)
+    v.connect(e, e.qpn)
+    to_err(v, e)
+    b.post_recv([(buf, 64, key)])
+    cq.arm()
+    v.events(comp=True)
+    v.qt.qom_set(DEV_PATH, "health-syndrome", 8)
+    v.qt.memwrite(buf + 0x1000, b"never")
+    a.post_send(SEND, dseg(buf + 0x1000, 5, key))
+    e.post_recv([(buf + 0x100, 64, key)])
+    v.qt.clock_step(LONGEST_NS * 3)
+    t.eq((cq.poll_all(), v.qt.memread(buf, 5)), ([], bytes(5)),
+         "dead firmware: the doorbell executes nothing, no CQE, no data moved")
+    t.eq(v.events(comp=True), [], "dead firmware: no completion event")
+
+
 run_cases(t, [("RC", case_rc), ("UC", case_uc), ("UD", case_ud),
               ("event and send", case_event_and_send), ("long in ERR", case_long_in_err),
               ("budget", case_budget), ("SRQ", case_srq),
               ("reset and destroy", case_reset_and_destroy), ("port down", case_port_down),
-              ("qp-error", case_qp_error)])
+              ("qp-error", case_qp_error), ("dead firmware", case_dead)])
