@@ -14,7 +14,12 @@ vcx_state() {
 # One field of a state line: state_field "$state" pages
 state_field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
-vcx_qom_set() { images/vcx-hostcall hmp "qom-set $VCX_QOM $1 $2" >/dev/null || fail "qom-set $1 $2 failed"; }
+# HMP prints a refused qom-set as "Error: ..." and still succeeds: look at the output.
+vcx_qom_set() {
+	local out
+	out=$(images/vcx-hostcall hmp "qom-set $VCX_QOM $1 $2") || fail "qom-set $1 $2 failed"
+	case "$out" in *Error*) fail "qom-set $1 $2: $out" ;; esac
+}
 
 # The device holds nothing of the driver's: HCA disabled, no pages, UARs or EQs.
 expect_released() { # context
