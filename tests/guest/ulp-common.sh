@@ -12,9 +12,10 @@ ulp_port_up() {
 }
 
 # The device's RDMA objects alive, from its state: "pds=N mkeys=N cqs=N qps=N srqs=N".
-# CQs of ib_core's shared CQ pool (ib_cq_pool_get, used by nvme-rdma, nvmet-rdma,
-# rpcrdma, ...) live until the ib_device goes away, so they are not counted: rdma res
-# lists them with comm [ib_core].
+# CQs that ib_core owns are not counted: its shared CQ pool (ib_cq_pool_get, used by
+# nvme-rdma, nvmet-rdma, rpcrdma, ...) lives until the ib_device goes away, and rdma res
+# lists its CQs, like ib_mad's own CQ, with comm [ib_core]. The count is the same before
+# and after a ULP, so only CQs of the pool that a ULP made grow can be missed.
 ulp_objects() {
 	local s f n pool out=
 	s=$(vcx_state)

@@ -1,0 +1,335 @@
+#!/bin/bash
+# iSER over loopback on vcx_0: a LIO target (targetcli, ib_isert) with a 64 MiB ramdisk
+# LUN behind a portal on 192.168.77.1:3260 with iser enabled, and open-iscsi (iscsid,
+# ib_iser) logging in to it through an iser iface, on one VM:
+#   - the session's transport is iser on both sides, its QPs live on vcx_0;
+#   - 32 MiB written and read back through the SCSI disk it created, sha256 compared;
+#   - faults with a session logged in: the port's link down for a few seconds, then a QP
+#     of the initiator in error (qp-error): the session recovers, or at least the logout
+#     completes within iSCSI's own (shortened) timeouts; nothing hangs;
+#   - teardown: logout, target cleared, ib_iser and ib_isert unloaded, the device holds
+#     the objects it held before, the kernel log is clean.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verbs-common.sh"
+. "$(dirname "$0")/bringup-common.sh"
+. "$(dirname "$0")/ulp-common.sh"
+
+TIQN=iqn.2003-01.org.vcx:iser-rd0
+PORTAL=$ULP_ADDR:3260
+TPG=/iscsi/$TIQN/tpg1
+LIO=/sys/kernel/config/target
+# Timeouts of the node record: commands fail after 10 s without a connection, a dead
+# connection is noticed by a NOP-Out unanswered within 2 s (sent after 2 s idle).
+REPLACEMENT_TIMEOUT=10
+NOOP=2
+LOGIN_TIMEOUT=10
+
+# A hung task shows up in the log within 30 s instead of 120 (every wait here is shorter).
+if [ -w /proc/sys/kernel/hung_task_timeout_secs ]; then
+	echo 30 >/proc/sys/kernel/hung_task_timeout_secs
+fi
+
+# Wait up to $1 seconds for process $2 to end; return 1 if it has not. Unlike timeout(1),
+# this also gives up on a process stuck in the kernel (uninterruptible, unkillable).
+wait_pid() { # seconds pid
+	for _ in $(seq $(($1 * 10))); do
+		kill -0 "$2" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	! kill -0 "$2" 2>/dev/null
+}
+# Run a command (or a function) with a deadline, fail naming the step if it is still
+# running after it or fails: bounded SECONDS WHAT CMD...
+bounded() {
+	local t=$1 what=$2 pid rc=0
+	shift 2
+	"$@" &
+	pid=$!
+	wait_pid "$t" $pid || fail "$what: still running after ${t}s"
+	wait $pid || rc=$?
+	[ $rc = 0 ] || fail "$what: exit status $rc"
+}
+# Unload those of the modules that are loaded (ulp_unload).
+unload_loaded() { # module...
+	local m
+	for m in "$@"; do
+		if [ -d "/sys/module/$m" ]; then ulp_unload "$m"; fi
+	done
+}
+
+kernel_log_clean >/dev/null || fail "kernel log not clean before the test"
+ulp_port_up
+before=$(ulp_objects)
+echo "ok port up with $ULP_ADDR; device objects before the ULPs: $before"
+
+# --- target ---------------------------------------------------------------------------
+# targetcli, run on several command lines in one process (a start costs ~4 s under TCG):
+# tcli 'CMDLINE' ... runs each as `targetcli CMDLINE` would, stopping at the first that
+# fails. One change: targetcli asks the system D-Bus for tcmu-runner's user backstores
+# before any command, outside its own try block, so with no D-Bus in the guest it exits
+# 255 ("g-io-error-quark: Could not connect"); here the bus lookup answers None, the
+# query fails inside the try and no user backstores are listed.
+TARGETCLI=(python3 -c 'import os, runpy, sys
+from gi.repository import Gio
+Gio.bus_get_sync = lambda *args: None
+from targetcli import UIRoot
+shell = runpy.run_path("/usr/bin/targetcli")["TargetCLI"](os.path.expanduser("~/.targetcli"))
+UIRoot(shell, as_root=True).refresh()
+for cmdline in sys.argv[1:]:
+    try:
+        shell.run_cmdline(cmdline)
+    except Exception as e:
+        sys.exit("targetcli %s: %s" % (cmdline, e))')
+tcli() {
+	local rc=0
+	timeout 120 "${TARGETCLI[@]}" "$@" >/tmp/targetcli.out 2>&1 || rc=$?
+	[ $rc = 0 ] || { cat /tmp/targetcli.out >&2; fail "targetcli: exit status $rc"; }
+}
+mkdir -p /etc/target
+for m in target_core_mod iscsi_target_mod ib_isert; do
+	modprobe "$m" || fail "modprobe $m"
+done
+INAME=$(sed -n 's/^InitiatorName=//p' /etc/iscsi/initiatorname.iscsi)
+[ -n "$INAME" ] || fail "no InitiatorName in /etc/iscsi/initiatorname.iscsi"
+tcli "set global auto_save_on_exit=false auto_add_default_portal=false auto_add_mapped_luns=true" \
+	"/backstores/ramdisk create name=rd0 size=64M" \
+	"/iscsi create $TIQN" \
+	"$TPG/luns create /backstores/ramdisk/rd0" \
+	"$TPG/portals create $ULP_ADDR 3260" \
+	"$TPG/portals/$PORTAL enable_iser boolean=true" \
+	"$TPG/acls create $INAME" \
+	"$TPG set attribute authentication=0 generate_node_acls=0"
+np=$LIO/iscsi/$TIQN/tpgt_1/np/$PORTAL
+[ "$(cat "$np/iser")" = 1 ] || fail "portal $PORTAL: iser not enabled in configfs"
+[ "$(cat "$LIO/iscsi/$TIQN/tpgt_1/enable")" = 1 ] || fail "TPG 1 not enabled"
+[ "$(cat "$LIO/iscsi/$TIQN/tpgt_1/attrib/authentication")" = 0 ] || fail "TPG 1 wants authentication"
+[ -e "$LIO/iscsi/$TIQN/tpgt_1/acls/$INAME/lun_0" ] || fail "LUN 0 not mapped to $INAME"
+rdma res show cm_id 2>/dev/null | grep -E "link $VCX_IBDEV/1 .*state LISTEN .*comm \[ib_isert\]" \
+	>/dev/null || { rdma res show cm_id >&2; fail "ib_isert not listening on $VCX_IBDEV"; }
+echo "ok target $TIQN: ramdisk rd0 64 MiB as LUN 0, ACL $INAME, no auth," \
+	"portal $PORTAL with iser (isert listening on $VCX_IBDEV)"
+
+# --- initiator ------------------------------------------------------------------------
+# No udev in the guest: sd_mod is loaded here, or the LUN shows up with no disk.
+for m in sd_mod ib_iser; do
+	modprobe "$m" || fail "modprobe $m"
+done
+[ -d /sys/class/iscsi_transport/iser ] || fail "no iser iSCSI transport registered"
+mkdir -p /run/lock/iscsi /var/lib/iscsi
+# iscsid in its own session: its shutdown (SIGTERM, iscsiadm -k) does killpg(SIGTERM) on
+# its process group, which would otherwise be this script's.
+setsid iscsid -f >/tmp/iscsid.log 2>&1 &
+iscsid_pid=$!
+for _ in $(seq 100); do
+	grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix && break
+	kill -0 $iscsid_pid 2>/dev/null || { cat /tmp/iscsid.log >&2; fail "iscsid exited"; }
+	sleep 0.1
+done
+grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix || fail "iscsid not listening after 10 s"
+iadm() { ulp_step "$1" "iscsiadm ${*:2}" iscsiadm "${@:2}"; }
+# open-iscsi has a built-in iface "iser" (transport iser) that it refuses to modify; make
+# and set it up only where it is not built in.
+if ! iscsiadm -m iface -I iser 2>/dev/null | grep -q '^iface.transport_name = iser$'; then
+	iadm 30 -m iface -I iser -o new >/dev/null
+	iadm 30 -m iface -I iser -o update -n iface.transport_name -v iser >/dev/null
+fi
+iscsiadm -m iface -I iser | grep -q '^iface.transport_name = iser$' ||
+	{ iscsiadm -m iface -I iser >&2; fail "iface iser has not transport iser"; }
+disc=$(timeout 60 iscsiadm -m discovery -t sendtargets -p "$PORTAL" -I iser 2>&1) ||
+	{ echo "$disc" >&2; fail "sendtargets discovery through iface iser"; }
+echo "$disc" | grep -q "^$PORTAL,1 $TIQN\$" || { echo "$disc" >&2; fail "discovery: no $TIQN"; }
+iser_node() { iadm 30 -m node -T "$TIQN" -p "$PORTAL" -I iser "$@"; }
+nset() { iser_node -o update -n "$1" -v "$2" >/dev/null; }
+nset node.session.timeo.replacement_timeout $REPLACEMENT_TIMEOUT
+nset node.conn[0].timeo.noop_out_interval $NOOP
+nset node.conn[0].timeo.noop_out_timeout $NOOP
+nset node.conn[0].timeo.login_timeout $LOGIN_TIMEOUT
+nset node.session.initial_login_retry_max 2
+nset node.startup manual
+iscsiadm -m node -T "$TIQN" -p "$PORTAL" -I iser | grep -q '^iface.transport_name = iser$' ||
+	fail "node record of $TIQN not bound to the iser transport"
+echo "ok discovery through iface iser found $TIQN at $PORTAL; node timeouts:" \
+	"replacement $REPLACEMENT_TIMEOUT s, noop $NOOP/$NOOP s, login $LOGIN_TIMEOUT s"
+
+# The single session's sysfs name (sessionN), empty when none.
+session_id() {
+	local s
+	for s in /sys/class/iscsi_session/session*; do
+		[ -e "$s" ] && { basename "$s"; return 0; }
+	done
+	return 0
+}
+session_state() { cat "/sys/class/iscsi_session/$1/state" 2>/dev/null || echo gone; }
+# The SCSI disk of session $1 (sdX), waiting up to 30 s for the LUN scan.
+session_disk() {
+	local b
+	for _ in $(seq 150); do
+		for b in /sys/class/iscsi_session/"$1"/device/target*/*:*:*:*/block/*; do
+			[ -e "$b" ] && [ -b "/dev/${b##*/}" ] && { echo "${b##*/}"; return 0; }
+		done
+		sleep 0.2
+	done
+	return 1
+}
+# Wait up to $2 seconds for session $1 to reach state $3.
+wait_session_state() {
+	for _ in $(seq $(($2 * 5))); do
+		[ "$(session_state "$1")" = "$3" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# Log in (bounded), check the transport, find the disk: sets SID and DISK.
+iser_login() { # context
+	iser_node --login >/dev/null
+	SID=$(session_id)
+	[ -n "$SID" ] || fail "$1: login returned but no iSCSI session in sysfs"
+	wait_session_state "$SID" 10 LOGGED_IN || fail "$1: $SID is $(session_state "$SID")"
+	local p1 host
+	p1=$(iscsiadm -m session -P 1 2>&1)
+	echo "$p1" | grep -q "Iface Transport: iser" ||
+		{ echo "$p1" >&2; fail "$1: session transport is not iser"; }
+	host=$(ls -d /sys/class/iscsi_session/"$SID"/device/../scsi_host/host* 2>/dev/null | head -1)
+	[ "$(cat "$host/proc_name" 2>/dev/null)" = iscsi_iser ] ||
+		fail "$1: SCSI host of $SID is not ib_iser's ($host: $(cat "$host/proc_name"))"
+	DISK=$(session_disk "$SID") || fail "$1: no SCSI disk appeared for $SID"
+	[ "$(cat /sys/block/"$DISK"/size)" = $((64 << 11)) ] ||
+		fail "$1: /dev/$DISK has $(cat /sys/block/"$DISK"/size) sectors, not 64 MiB"
+	INIT_QPS=$(ulp_qpns ib_iser)
+	TGT_QPS=$(ulp_qpns ib_isert)
+	[ -n "$INIT_QPS" ] && [ -n "$TGT_QPS" ] ||
+		{ rdma res show qp >&2; fail "$1: no ib_iser/ib_isert QPs on $VCX_IBDEV"; }
+	echo "ok $1: $SID logged in over iser (${host##*/}: iscsi_iser), disk /dev/$DISK" \
+		"64 MiB; QPs on $VCX_IBDEV: ib_iser $(echo $INIT_QPS), ib_isert $(echo $TGT_QPS)"
+}
+iser_logout() { # context
+	iser_node --logout >/dev/null
+	[ -z "$(session_id)" ] || fail "$1: a session is left after logout"
+	echo "ok $1: logged out"
+}
+# The target's view of the initiator: a logged-in session whose connection is not TCP.
+# LIO's ACL info names a connection's transport "TCP" or, for anything else (iser
+# included), "SCTP": "   Address 192.168.77.1 SCTP  StatSN: ...".
+target_session_check() { # context
+	local info
+	info=$(cat "$LIO/iscsi/$TIQN/tpgt_1/acls/$INAME/info" 2>/dev/null) || true
+	echo "$info" | grep -q "TARG_SESS_STATE_LOGGED_IN" &&
+		echo "$info" | grep -q "Connection State: TARG_CONN_STATE_LOGGED_IN" ||
+		{ echo "$info" >&2; fail "$1: target has no logged-in session of $INAME"; }
+	echo "$info" | grep -q "Address $ULP_ADDR " && ! echo "$info" | grep -q "Address .* TCP " ||
+		{ echo "$info" >&2; fail "$1: target connection not from $ULP_ADDR, or over TCP"; }
+	echo "ok $1: target sees $INAME logged in from $ULP_ADDR, not over TCP"
+}
+
+# --- the verified pass ----------------------------------------------------------------
+iser_login "login"
+target_session_check "target session"
+ulp_verify_block "/dev/$DISK" 32 "iSER"
+iser_logout "logout"
+
+# A fault with a session logged in: the initiator must notice it (its session FAILED)
+# within its NOP-Out timeouts, then get the session back (a new connection, so a new
+# QP) within the replacement timeout and a few logins, and carry a verified pass; if it
+# does not come back, the logout must still complete.
+expect_failed() { # context what
+	local t0=$SECONDS
+	wait_session_state "$SID" $((2 * NOOP + 20)) FAILED ||
+		fail "$1: $SID still $(session_state "$SID") $((SECONDS - t0)) s after $2"
+	kill -0 "$reader" 2>/dev/null || fail "$1: the read meant to be in flight had ended"
+	echo "ok $1: $SID FAILED $((SECONDS - t0)) s after $2, a read in flight"
+}
+# A reader with I/O in flight across the fault: it must end, with its data or an I/O
+# error (commands fail once the replacement timeout passes), not hang.
+start_reader() {
+	dd if="/dev/$DISK" of=/dev/null bs=1M count=64 iflag=direct status=none \
+		2>/tmp/reader.err &
+	reader=$!
+}
+end_reader() { # context
+	local rc=0
+	wait_pid 90 $reader || fail "$1: the read in flight across the fault still running after 90 s"
+	wait $reader || rc=$?
+	if [ $rc = 0 ]; then
+		echo "ok $1: the read in flight across the fault completed (64 MiB)"
+	else
+		echo "ok $1: the read in flight across the fault ended: exit $rc," \
+			"$(head -1 /tmp/reader.err)"
+	fi
+}
+recover_or_logout() { # context old-initiator-QPNs
+	local t0=$SECONDS qps
+	if wait_session_state "$SID" $((REPLACEMENT_TIMEOUT + 3 * LOGIN_TIMEOUT)) LOGGED_IN; then
+		qps=$(ulp_qpns ib_iser)
+		[ -n "$qps" ] && [ "$(echo $qps)" != "$(echo $2)" ] ||
+			fail "$1: $SID LOGGED_IN but its QPs ($(echo $qps)) are the old ones"
+		echo "ok $1: $SID recovered $((SECONDS - t0)) s after the fault ended," \
+			"ib_iser QP $(echo $2) replaced by $(echo $qps)"
+		target_session_check "$1: target session"
+		end_reader "$1"
+		DISK=$(session_disk "$SID") || fail "$1: no disk after recovery"
+		ulp_verify_block "/dev/$DISK" 4 "$1: after recovery"
+	else
+		echo "ok $1: $SID did not recover within $((SECONDS - t0)) s" \
+			"(state $(session_state "$SID")), logging out"
+		end_reader "$1"
+	fi
+	iser_logout "$1"
+}
+
+# --- fault (a): the link down for a few seconds ---------------------------------------
+iser_login "link fault: login"
+start_reader
+ulp_link off
+[ "$(state_field "$(vcx_state)" link)" = down ] || fail "link fault: link not down"
+expect_failed "link fault" "link off"
+sleep 2
+ulp_link on
+[ "$(state_field "$(vcx_state)" link)" = up ] || fail "link fault: link not up again"
+echo "ok link fault: link on again"
+recover_or_logout "link fault" "$INIT_QPS"
+
+# --- fault (b): the initiator's QP in error -------------------------------------------
+# Which QP is the initiator's: "rdma res show qp" lists both RC QPs as comm [rdma_cm];
+# "rdma res show cm_id" names the module that made the ID, [ib_iser] on the initiator's
+# (src port ephemeral, dst 3260, its lqpn) and [ib_isert] on the target's, which
+# ulp_qpns reads.
+iser_login "QP fault: login"
+qpn=$(echo $INIT_QPS | cut -d' ' -f1)
+# ib_iser's debug level 3 logs each error completion, flushes included (level 0 drops
+# those: iser takes a flush for the aftermath of its own disconnect, so a QP failed under
+# it is only noticed when a NOP-Out goes unanswered).
+flushed() { dmesg_count "iser_err_comp: [a-z_]+ failure: WR flushed"; }
+f0=$(flushed)
+start_reader
+echo 3 >/sys/module/ib_iser/parameters/debug_level
+ulp_qp_error "$qpn"
+echo "ok QP fault: initiator QP $qpn (ib_iser) put in error with qp-error"
+expect_failed "QP fault" "qp-error"
+echo 0 >/sys/module/ib_iser/parameters/debug_level
+[ $(($(flushed) - f0)) -gt 0 ] || fail "QP fault: no work request of QP $qpn completed flushed"
+echo "ok QP fault: $(($(flushed) - f0)) work requests of QP $qpn completed as WR flushed"
+recover_or_logout "QP fault" "$INIT_QPS"
+
+# --- teardown -------------------------------------------------------------------------
+iadm 30 -m node -T "$TIQN" -p "$PORTAL" -I iser -o delete
+iscsiadm -m discoverydb -t sendtargets -p "$PORTAL" -I iser -o delete >/dev/null 2>&1 || true
+iadm 30 -k 0
+wait_pid 10 "$iscsid_pid" || fail "iscsid still running 10 s after iscsiadm -k 0"
+# ib_iser, then what it used and modprobe -r left behind.
+bounded 60 "unload ib_iser" ulp_unload ib_iser
+bounded 60 "unload libiscsi" unload_loaded libiscsi scsi_transport_iscsi
+echo "ok initiator gone: iscsid stopped, ib_iser unloaded"
+bounded 120 "targetcli clearconfig" tcli "clearconfig confirm=True"
+left=$(find "$LIO/iscsi" "$LIO/core" -mindepth 1 -maxdepth 1 -type d \
+	! -name discovery_auth ! -name alua 2>/dev/null)
+[ -z "$left" ] || { cat /tmp/targetcli.out >&2; fail "target configuration left: $(echo $left)"; }
+# The fabric's configfs directory (rtslib made it) holds iscsi_target_mod until removed.
+bounded 30 "rmdir $LIO/iscsi" rmdir "$LIO/iscsi"
+bounded 60 "unload ib_isert" ulp_unload ib_isert
+# The fabric, the backstore modules rtslib loaded, then the core.
+bounded 60 "unload LIO" unload_loaded iscsi_target_mod target_core_user target_core_pscsi \
+	target_core_file target_core_iblock target_core_mod
+echo "ok target gone: configuration cleared, ib_isert and the LIO modules unloaded"
+ulp_expect_objects "$before" "teardown"
+ulp_expect_clean_log "teardown"
+pass "iSER over loopback on $VCX_IBDEV: LIO target + open-iscsi, 32 MiB verified, link and QP faults ($SECONDS s)"
