@@ -38,6 +38,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "vcx_kmod_common.h"
+
 #define ULP "vcx_drain_ulp"
 #define NRECV 3
 #define NSEND 4
@@ -142,16 +144,13 @@ struct ulp {
 
 static struct ulp *the_ulp;
 
-static void ulp_fail(struct ulp *u, const char *fmt, ...)
+static __printf(2, 3) void ulp_fail(struct ulp *u, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (u->why[0])
-		return;
 	va_start(ap, fmt);
-	vsnprintf(u->why, sizeof(u->why), fmt, ap);
+	vcx_kmod_vfail(u->why, sizeof(u->why), ULP, fmt, ap);
 	va_end(ap);
-	pr_err(ULP ": %s\n", u->why);
 }
 
 static bool dead_mode(void)
@@ -231,33 +230,12 @@ static void ulp_dev_event(struct ib_event_handler *h, struct ib_event *ev)
 /* The port's RoCE v2 GID (the link-local one ib_core builds from the MAC). */
 static int ulp_find_gid(struct ulp *u)
 {
-	const struct ib_gid_attr *attr;
-	struct ib_port_attr pa;
-	int i, err;
-
-	err = ib_query_port(u->dev, 1, &pa);
-	if (err)
-		return err;
-	for (i = 0; i < pa.gid_tbl_len; i++) {
-		attr = rdma_get_gid_attr(u->dev, 1, i);
-		if (IS_ERR(attr))
-			continue;
-		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
-			u->gid = attr->gid;
-			u->sgid_index = i;
-			rdma_put_gid_attr(attr);
-			return 0;
-		}
-		rdma_put_gid_attr(attr);
-	}
-	return -ENOENT;
+	return vcx_kmod_roce_gid(u->dev, &u->gid, &u->sgid_index);
 }
 
 static void ulp_set_av(struct ulp *u, struct rdma_ah_attr *ah)
 {
-	ah->type = rdma_ah_find_type(u->dev, 1);
-	rdma_ah_set_port_num(ah, 1);
-	rdma_ah_set_grh(ah, &u->gid, 0, u->sgid_index, 64, 0);
+	vcx_kmod_loopback_av(u->dev, ah, &u->gid, u->sgid_index);
 }
 
 static int ulp_to_init(struct ib_qp *qp, enum ib_qp_type type)

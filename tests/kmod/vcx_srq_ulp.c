@@ -35,6 +35,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "vcx_kmod_common.h"
+
 #define ULP "vcx_srq_ulp"
 #define NQP 8
 #define MSG_SIZE 1024
@@ -87,16 +89,13 @@ struct ulp {
 
 static struct ulp *the_ulp;
 
-static void ulp_fail(struct ulp *u, const char *fmt, ...)
+static __printf(2, 3) void ulp_fail(struct ulp *u, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (u->why[0])
-		return;
 	va_start(ap, fmt);
-	vsnprintf(u->why, sizeof(u->why), fmt, ap);
+	vcx_kmod_vfail(u->why, sizeof(u->why), ULP, fmt, ap);
 	va_end(ap);
-	pr_err(ULP ": %s\n", u->why);
 }
 
 static void ulp_fill(u8 *p, int sender, int seq)
@@ -242,26 +241,7 @@ static int ulp_send(struct ulp *u, int qpi, int seq)
 /* The port's RoCE v2 link-local GID (the default GID ib_core builds from the MAC). */
 static int ulp_find_gid(struct ulp *u)
 {
-	const struct ib_gid_attr *attr;
-	struct ib_port_attr pa;
-	int i, err;
-
-	err = ib_query_port(u->dev, 1, &pa);
-	if (err)
-		return err;
-	for (i = 0; i < pa.gid_tbl_len; i++) {
-		attr = rdma_get_gid_attr(u->dev, 1, i);
-		if (IS_ERR(attr))
-			continue;
-		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
-			u->gid = attr->gid;
-			u->sgid_index = i;
-			rdma_put_gid_attr(attr);
-			return 0;
-		}
-		rdma_put_gid_attr(attr);
-	}
-	return -ENOENT;
+	return vcx_kmod_roce_gid(u->dev, &u->gid, &u->sgid_index);
 }
 
 static struct ib_qp *ulp_create_qp(struct ulp *u, struct ib_srq *srq, struct ib_cq *cq)
@@ -301,9 +281,7 @@ static int ulp_connect(struct ulp *u, struct ib_qp *qp, u32 dqpn)
 	a.rq_psn = 0;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;		/* 0.01 ms: quick RNR retries */
-	a.ah_attr.type = rdma_ah_find_type(u->dev, 1);
-	rdma_ah_set_port_num(&a.ah_attr, 1);
-	rdma_ah_set_grh(&a.ah_attr, &u->gid, 0, u->sgid_index, 64, 0);
+	vcx_kmod_loopback_av(u->dev, &a.ah_attr, &u->gid, u->sgid_index);
 	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
 			   IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
 	if (err)
