@@ -836,15 +836,16 @@ static void vcx_xport_transmit(VcxState *s, const VcxPkt *pkt, VcxAck *ack)
  * Requester
  */
 
-/* RNR NAK timer field (IBTA table 45), in nanoseconds. */
+/* RNR NAK timer field (IBTA 9.7.5.2.8, table 45), in nanoseconds. */
 static int64_t vcx_rnr_ns(uint8_t t)
 {
-    static const uint32_t us100[32] = {
-        655360, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512,
+    /* units of 10 us: 0 is 655.36 ms, 1 is 0.01 ms ... 31 is 491.52 ms */
+    static const uint32_t us10[32] = {
+        65536, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512,
         768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
     };
 
-    return (int64_t)us100[t & 31] * 10000;
+    return (int64_t)us10[t & 31] * 10000;
 }
 
 /*
