@@ -43,7 +43,8 @@
  *                    on a WQ catastrophic error (WQ_CATAS_ERROR event, QP to ERR, its
  *                    work flushed)
  *   state            string, read-only: ISSI, HCA state, pages, UARs, EQs, RDMA objects
- *                    alive per type (pds, mkeys, cqs, qps, srqs), QP1 counters
+ *                    alive per type (pds, mkeys, cqs, qps, srqs), QP1 counters, the
+ *                    transport executor's runs so far and QPs queued for it
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -213,7 +214,8 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            "pages_boot=%u pages_init=%u pages_regular=%u "
                            "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64
                            " pds=%u mkeys=%u cqs=%u qps=%u srqs=%u"
-                           " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64,
+                           " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64
+                           " xport_runs=%" PRIu64 " xport_queued=%u",
                            s->issi, vcx_hca_state_name(s->hca_state),
                            s->iseg.health_syndrome, vcx_port_oper_up(s) ? "up" : "down",
                            vcx_pages_held(s), boot, init, regular,
@@ -223,7 +225,8 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            s->objs->pds.count, s->objs->mkeys.count, s->objs->cqs.count,
                            s->objs->qps.count, s->objs->srqs.count,
                            s->objs->qp1 ? s->objs->qp1->qpn : 0,
-                           s->objs->qp1_sent, s->objs->qp1_received);
+                           s->objs->qp1_sent, s->objs->qp1_received,
+                           s->objs->runs, vcx_xport_queued(s));
 }
 
 static bool vcx_get_link(Object *obj, Error **errp)
