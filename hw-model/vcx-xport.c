@@ -41,9 +41,15 @@
  * run inside it: a command is an MMIO write, and MMIO into the device (its command
  * doorbell, a UAR, the MSI-X table) from the executor's own DMA or MSI-X messages is
  * refused by QEMU's re-entrancy guard, which the guarded bottom half engages (the DMA
- * fails with MEMTX_ACCESS_ERROR and completes the WQE in error). Between runs, commands
- * and resets may destroy anything, so nothing the executor keeps across runs is a
- * pointer to another object:
+ * fails with MEMTX_ACCESS_ERROR and completes the WQE in error). Config space through
+ * ECAM belongs to the host bridge, so the guard does not cover it: vcx_write_config()
+ * refuses config writes while the guard is engaged (they can only come from the
+ * device's own DMA or MSI-X), so a DMA or MSI-X message aimed at the FLR bit does not
+ * reset the device under the executor; a reset that still reaches the device while it
+ * is working (a bridge's secondary bus reset written by that DMA) is deferred to a
+ * bottom half (vcx.c), and a run stops early while one is pending. Between runs,
+ * commands and resets may destroy anything, so nothing the executor keeps across runs
+ * is a pointer to another object:
  *   - the WQE in execution and its message (VcxReq, VcxXfer) belong to the requester
  *     QP (qp->xs) and go with it at DESTROY_QP and 2RST_QP; at 2ERR_QP the WQE is
  *     flushed;
@@ -1779,7 +1785,7 @@ static void vcx_xport_bh(void *opaque)
     if (o->err_due) {
         vcx_err_watch_run(s, &b);
     }
-    while (b.wqes && b.bytes && (qp = QTAILQ_FIRST(&o->runq))) {
+    while (b.wqes && b.bytes && !s->reset_pending && (qp = QTAILQ_FIRST(&o->runq))) {
         QTAILQ_REMOVE(&o->runq, qp, run_link);
         qp->kicked = false;
         if (vcx_req_run(s, qp, &b)) {
@@ -1789,7 +1795,7 @@ static void vcx_xport_bh(void *opaque)
     trace_vcx_xport_run(o->runs, VCX_XPORT_RUN_WQES - b.wqes,
                         VCX_XPORT_RUN_BYTES - b.bytes, get_clock() - start,
                         !QTAILQ_EMPTY(&o->runq) || o->err_due);
-    if (!QTAILQ_EMPTY(&o->runq) || o->err_due) {
+    if ((!QTAILQ_EMPTY(&o->runq) || o->err_due) && !s->reset_pending) {
         qemu_bh_schedule(o->bh);
     }
 }
