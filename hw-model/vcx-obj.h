@@ -6,6 +6,9 @@
  * Object numbers index fixed-size tables (VcxObjTable); every object that names another
  * (a QP its CQs, SRQ and PD; an MKEY its PD; ...) holds a reference counted in the
  * target, so a destroy while in use is refused with BAD_RES_STATE as firmware does.
+ * MKEYs and peer QPs are not counted: the transport engine holds them by number (and a
+ * QP also by incarnation, gen) across its runs and checks them again as it goes, so they
+ * may be destroyed at any time (vcx-xport.c).
  *
  * Guest queue memory (CQ rings, QP and SRQ buffers) is described by a VcxQBuf: PAS pages
  * plus an offset; every access goes through vcx_qbuf_read/write, which bound the offset
