@@ -906,7 +906,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x: message from QP 0x%x while one from "
                       "QP 0x%x is arriving: out of sequence\n", qp->qpn, pkt->sqpn,
                       qp->xs->rx.owner);
-        trace_vcx_resp_drop(qp->qpn, "another message is arriving");
+        trace_vcx_err_qp(qp->qpn, "message from a second sender while one is arriving");
         ack->type = rc ? VCX_NAK_SEQ : VCX_NO_RESPONSE;
         return;
     }

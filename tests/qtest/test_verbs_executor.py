@@ -18,7 +18,8 @@ of a READ, the responder QP (RC retries, then transport retry exceeded, once), t
 requester to ERR (its WQE flushed once; the responder takes a new message), the requester
 reset and reconnected (the responder reuses the receive WQE the lost message consumed),
 the responder to ERR (its receive WQEs flushed once, in order), the requester destroyed,
-a force-close TEARDOWN_HCA and an FLR from the CPU: QEMU survives, every status sane."""
+a second sender cutting in (out of sequence), a force-close TEARDOWN_HCA and an FLR from
+the CPU: QEMU survives, every status sane."""
 import os
 import random
 import struct
@@ -390,6 +391,25 @@ def mid_destroy_requester(v, m):
     t.eq(cqes(cq), [(c.qpn, 0, 0, 0)], "the responder takes the next message")
 
 
+def mid_second_sender(v, m):
+    cq = m.fresh(v)
+    a, b = pair(v, m.pd, cq)
+    c = v.create_qp("RC", m.pd, cq, cq)
+    v.connect(c, b.qpn)             # also at B's expected PSN
+    b.post_recv([(m.dst, BIG, m.pa)])
+    a.post_send(SEND, dseg(m.src, BIG, m.pa))
+    c.post_send(WRITE, raddr(m.dst + BIG - 64, m.pa) + inline(b"cut in"))
+    v.settle()
+    t.eq(sorted(cqes(cq)), sorted([(c.qpn, REQ_ERR, 0x15, 0), (a.qpn, 0, 0, 0),
+                                   (b.qpn, 2, 0, 0)]),
+         "a second sender while a 64 MiB SEND is arriving is out of sequence (0x15); the "
+         "SEND completes on both sides")
+    t.eq(v.qt.memread(m.dst + BIG - 64, 64), b"\xa5" * 64, "the SEND's bytes, not the "
+         "intruder's, at the end of the buffer")
+    t.ok("while one from QP 0x%x is arriving" % a.qpn in v.qt.log(),
+         "logged as a guest error")
+
+
 def mid_teardown(v, m):
     cq = m.fresh(v)
     a, b = pair(v, m.pd, cq)
@@ -434,6 +454,7 @@ def main():
                          ("requester reset", mid_requester_reset),
                          ("responder to ERR", mid_responder_err),
                          ("requester destroyed", mid_destroy_requester),
+                         ("second sender", mid_second_sender),
                          ("teardown", mid_teardown)):
             run_isolated(t, name, lambda fn=fn: fn(v, m))
         t.ok(v.qt.alive(), "QEMU alive")
