@@ -534,6 +534,9 @@ void vcx_cmdq_doorbell(VcxState *s, uint32_t mask)
         return;
     }
     for (uint32_t i = 0; i < nent && mask; i++) {
+        if (s->reset_pending) {
+            break;      /* a reset reached from a command's own DMA: the rest is moot */
+        }
         if (mask & (1u << i)) {
             mask &= ~(1u << i);
             if (s->iseg.cmd_stall) {

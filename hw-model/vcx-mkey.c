@@ -390,6 +390,15 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
         r = write ? pci_dma_write(PCI_DEVICE(s), pa, p, n)
                   : pci_dma_read(PCI_DEVICE(s), pa, p, n);
         if (r != MEMTX_OK) {
+            /*
+             * Not guest RAM; or the device's own BAR, which QEMU's re-entrancy guard
+             * refuses while the device works (MEMTX_ACCESS_ERROR).
+             */
+            qemu_log_mask(LOG_GUEST_ERROR, "vcx: key 0x%x: DMA %s of %u bytes at 0x%"
+                          PRIx64 " failed (MemTxResult 0x%x)\n",
+                          VCX_MKEY(mk->index, mk->key), write ? "write" : "read", n,
+                          pa, r);
+            trace_vcx_err_dma(VCX_MKEY(mk->index, mk->key), pa, n, write, r);
             return r;
         }
         p += n;

@@ -6,6 +6,9 @@
  * Object numbers index fixed-size tables (VcxObjTable); every object that names another
  * (a QP its CQs, SRQ and PD; an MKEY its PD; ...) holds a reference counted in the
  * target, so a destroy while in use is refused with BAD_RES_STATE as firmware does.
+ * MKEYs and peer QPs are not counted: the transport engine holds them by number (and a
+ * QP also by incarnation, gen) across its runs and checks them again as it goes, so they
+ * may be destroyed at any time (vcx-xport.c).
  *
  * Guest queue memory (CQ rings, QP and SRQ buffers) is described by a VcxQBuf: PAS pages
  * plus an offset; every access goes through vcx_qbuf_read/write, which bound the offset
@@ -128,19 +131,8 @@ typedef struct VcxSrq {
     VcxQBuf buf;
 } VcxSrq;
 
-/* One gather or scatter entry, resolved: an MKEY range or inline bytes. */
-typedef struct VcxSge {
-    VcxMkey *mr;                /* NULL: inline bytes at data */
-    const uint8_t *data;
-    uint64_t va;
-    uint32_t len;
-} VcxSge;
-
-typedef struct VcxSgl {
-    uint32_t n;
-    uint64_t total;
-    VcxSge sge[VCX_MAX_SGE];
-} VcxSgl;
+/* Execution state of a QP (requester and responder halves), private to vcx-xport.c. */
+typedef struct VcxXportQp VcxXportQp;
 
 typedef struct VcxQp VcxQp;
 
@@ -181,9 +173,10 @@ struct VcxQp {
     uint8_t rnr_left;           /* RNR retries left for the WQE at sq_ci */
     uint8_t retry_left;
     bool rnr_wait;              /* SQ stalled until the RNR timer fires */
-    bool kicked;
+    bool kicked;                /* on the executor's run queue */
     bool err_watched;           /* on the ERR watch list (vcx_xport_err_watch) */
-    bool in_req;                /* the requester is executing this SQ right now */
+    uint64_t gen;               /* incarnation: new at CREATE_QP and at every 2RST_QP */
+    VcxXportQp *xs;             /* WQE in execution, message arriving (vcx-xport.c) */
     QTAILQ_ENTRY(VcxQp) run_link;
     QTAILQ_ENTRY(VcxQp) err_link;
     QEMUTimer *rnr_timer;
@@ -192,12 +185,16 @@ struct VcxQp {
 
 typedef struct VcxObjects {
     VcxObjTable pds, mkeys, cqs, qps, srqs;
-    QTAILQ_HEAD(, VcxQp) runq;  /* QPs with send work to look at */
-    bool running;
+    QTAILQ_HEAD(, VcxQp) runq;  /* QPs with work for the executor */
+    QEMUBH *bh;                 /* the executor: one guarded bottom half (vcx-xport.c) */
+    uint64_t runs;              /* executor runs since the device was created */
+    uint64_t qp_gen;            /* last QP incarnation handed out */
+    uint64_t xfer_seq;          /* last message number handed out */
     QTAILQ_HEAD(, VcxQp) errq;  /* QPs in ERR whose receive counter is watched */
     uint32_t err_count;
     QEMUTimer *err_timer;
     int64_t err_interval;       /* ns until the next look at errq */
+    bool err_due;               /* the watch's timer fired: the executor looks at errq */
     VcxQp *qp1;                 /* the port's GSI QP (st QP1): at most one */
     uint64_t qp1_sent;          /* datagrams QP1 sent / delivered to it (state property) */
     uint64_t qp1_received;
@@ -307,10 +304,12 @@ void vcx_qp_srq_event(VcxState *s, uint8_t type, uint32_t number, uint8_t queue_
 /* vcx-xport.c: transport engine */
 void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t value,
                            unsigned size);
+/* Queue the QP for the executor (SQ doorbell, RTS, RNR/ACK timer, ERR): never runs it. */
 void vcx_xport_kick(VcxState *s, VcxQp *qp);
-void vcx_xport_flush(VcxState *s, VcxQp *qp);
-void vcx_xport_err_watch(VcxState *s, VcxQp *qp);
+/* The QP entered ERR: its flush is queued, a receive WQE in use is flushed now. */
+void vcx_xport_qp_err(VcxState *s, VcxQp *qp);
 bool vcx_xport_qp_fault(VcxState *s, uint32_t qpn);
+uint32_t vcx_xport_queued(VcxState *s);
 void vcx_xport_init(VcxState *s);
 void vcx_xport_fini(VcxState *s);
 void vcx_xport_qp_init(VcxState *s, VcxQp *qp);

@@ -485,13 +485,16 @@ uint8_t vcx_cmd_modify_qp(VcxState *s, VcxCmd *cmd)
     qp->retry_left = qp->retry_count;
     vcx_qp_set_state(qp, tr->to);
     if (qp->state == VCX_QP_STATE_RTS) {
-        /* WQEs posted before RTS start now. */
+        /* WQEs posted before RTS start now (queued for the executor, not run here). */
         vcx_xport_kick(s, qp);
     }
     return VCX_CMD_STAT_OK;
 }
 
-/* The QP enters ERR: outstanding work is flushed; an SRQ user reports its last WQE. */
+/*
+ * The QP enters ERR: outstanding work is flushed (by the executor, vcx_xport_qp_err());
+ * an SRQ user reports its last WQE.
+ */
 void vcx_qp_to_err(VcxState *s, VcxQp *qp)
 {
     if (qp->state == VCX_QP_STATE_ERR) {
@@ -501,8 +504,7 @@ void vcx_qp_to_err(VcxState *s, VcxQp *qp)
     if (qp->srq) {
         vcx_qp_srq_event(s, VCX_EVENT_TYPE_SRQ_LAST_WQE, qp->qpn, VCX_EVENT_QUEUE_TYPE_QP);
     }
-    vcx_xport_flush(s, qp);
-    vcx_xport_err_watch(s, qp);
+    vcx_xport_qp_err(s, qp);
 }
 
 uint8_t vcx_cmd_2err_qp(VcxState *s, VcxCmd *cmd)
@@ -525,6 +527,10 @@ uint8_t vcx_cmd_2rst_qp(VcxState *s, VcxCmd *cmd)
     if (!qp) {
         return status;
     }
+    /*
+     * A new incarnation (qp->gen): the WQE it was executing is dropped without a CQE, and
+     * a message another QP is sending to it is lost to that sender (vcx_xfer_run).
+     */
     vcx_xport_qp_fini(s, qp);
     vcx_xport_qp_init(s, qp);
     qp->sq_ci = qp->sq_pi = qp->rq_ci = 0;

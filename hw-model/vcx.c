@@ -43,7 +43,8 @@
  *                    on a WQ catastrophic error (WQ_CATAS_ERROR event, QP to ERR, its
  *                    work flushed)
  *   state            string, read-only: ISSI, HCA state, pages, UARs, EQs, RDMA objects
- *                    alive per type (pds, mkeys, cqs, qps, srqs), QP1 counters
+ *                    alive per type (pds, mkeys, cqs, qps, srqs), QP1 counters, the
+ *                    transport executor's runs so far and QPs queued for it
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -99,16 +100,76 @@ static void vcx_device_reset(VcxState *s, const char *kind)
               qemu_clock_get_ms(QEMU_CLOCK_VIRTUAL) + s->params.init_delay_ms);
 }
 
+/*
+ * Resets and the device's own DMA. A DMA or MSI-X write of the device that lands in its
+ * own config space (through the host bridge's ECAM window, which QEMU's re-entrancy
+ * guard does not cover: the region belongs to the bridge) is refused in
+ * vcx_write_config(), so it cannot FLR the device in the middle of a transfer or a
+ * command. A reset that still reaches the device while it is working (vcx_busy(): its
+ * DMA wrote a bridge's secondary bus reset, say) is deferred: PCI core has reset the
+ * config space already (bus mastering off, so further DMA fails), and the device's own
+ * state is dropped by reset_bh once the handler or executor run on the stack returned.
+ * The executor and the command queue stop early while a reset is pending.
+ */
+static void vcx_reset_bh(void *opaque)
+{
+    VcxState *s = opaque;
+
+    if (s->reset_pending) {
+        s->reset_pending = false;
+        vcx_device_reset(s, "deferred");
+    }
+}
+
 static void vcx_qdev_reset(DeviceState *dev)
 {
-    vcx_device_reset(VCX(dev), "system");
+    VcxState *s = VCX(dev);
+
+    if (vcx_busy(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: reset while the device executes (reached "
+                      "from its own DMA or MSI-X): deferred until the step returns\n");
+        trace_vcx_err_reset_deferred();
+        s->reset_pending = true;
+        qemu_bh_schedule(s->reset_bh);
+        return;
+    }
+    s->reset_pending = false;
+    vcx_device_reset(s, "system");
 }
 
 static void vcx_write_config(PCIDevice *pci, uint32_t addr, uint32_t val, int len)
 {
+    VcxState *s = VCX(pci);
+
+    if (vcx_busy(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: config write at 0x%x (%d bytes, 0x%x) by the "
+                      "device's own DMA or MSI-X message: refused\n", addr, len, val);
+        trace_vcx_err_config_self(addr, val, len);
+        return;
+    }
     pci_default_write_config(pci, addr, val, len);
     /* Calls pci_device_reset() (and so vcx_qdev_reset) when FLR is initiated. */
     pcie_cap_flr_write_config(pci, addr, val, len);
+}
+
+/*
+ * Monitor work that can DMA or raise MSI-X (qp-error, link, page-request) runs with the
+ * re-entrancy guard engaged, as the executor's guarded bottom half does: its DMA cannot
+ * reach the device's own MMIO (a command run from inside it) and its config writes are
+ * refused.
+ */
+static bool vcx_guard_enter(VcxState *s)
+{
+    MemReentrancyGuard *g = &DEVICE(s)->mem_reentrancy_guard;
+    bool was = g->engaged_in_io;
+
+    g->engaged_in_io = true;
+    return was;
+}
+
+static void vcx_guard_leave(VcxState *s, bool was)
+{
+    DEVICE(s)->mem_reentrancy_guard.engaged_in_io = was;
 }
 
 static void vcx_realize(PCIDevice *pci, Error **errp)
@@ -167,6 +228,8 @@ static void vcx_realize(PCIDevice *pci, Error **errp)
     vcx_obj_init(s);
 
     s->init_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vcx_init_timer_cb, s);
+    /* not guarded: it runs outside the device's handlers and does no DMA */
+    s->reset_bh = qemu_bh_new(vcx_reset_bh, s);
     trace_vcx_realize(vendor, device, s->params.msix_vectors);
 }
 
@@ -175,6 +238,7 @@ static void vcx_exit(PCIDevice *pci)
     VcxState *s = VCX(pci);
 
     timer_free(s->init_timer);
+    qemu_bh_delete(s->reset_bh);
     vcx_obj_free(s);
     vcx_eq_reset(s);
     vcx_pages_free(s);
@@ -213,7 +277,8 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            "pages_boot=%u pages_init=%u pages_regular=%u "
                            "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64
                            " pds=%u mkeys=%u cqs=%u qps=%u srqs=%u"
-                           " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64,
+                           " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64
+                           " xport_runs=%" PRIu64 " xport_queued=%u",
                            s->issi, vcx_hca_state_name(s->hca_state),
                            s->iseg.health_syndrome, vcx_port_oper_up(s) ? "up" : "down",
                            vcx_pages_held(s), boot, init, regular,
@@ -223,7 +288,8 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            s->objs->pds.count, s->objs->mkeys.count, s->objs->cqs.count,
                            s->objs->qps.count, s->objs->srqs.count,
                            s->objs->qp1 ? s->objs->qp1->qpn : 0,
-                           s->objs->qp1_sent, s->objs->qp1_received);
+                           s->objs->qp1_sent, s->objs->qp1_received,
+                           s->objs->runs, vcx_xport_queued(s));
 }
 
 static bool vcx_get_link(Object *obj, Error **errp)
@@ -233,7 +299,11 @@ static bool vcx_get_link(Object *obj, Error **errp)
 
 static void vcx_set_link(Object *obj, bool value, Error **errp)
 {
-    vcx_port_set_link(VCX(obj), value);
+    VcxState *s = VCX(obj);
+    bool was = vcx_guard_enter(s);
+
+    vcx_port_set_link(s, value);        /* port change EQE */
+    vcx_guard_leave(s, was);
 }
 
 static void vcx_get_health(Object *obj, Visitor *v, const char *name, void *opaque,
@@ -269,9 +339,17 @@ static void vcx_set_cmd_stall(Object *obj, Visitor *v, const char *name, void *o
 static void vcx_set_qp_error(Object *obj, Visitor *v, const char *name, void *opaque,
                              Error **errp)
 {
+    VcxState *s = VCX(obj);
     uint32_t qpn;
+    bool was, found;
 
-    if (visit_type_uint32(v, name, &qpn, errp) && !vcx_xport_qp_fault(VCX(obj), qpn)) {
+    if (!visit_type_uint32(v, name, &qpn, errp)) {
+        return;
+    }
+    was = vcx_guard_enter(s);
+    found = vcx_xport_qp_fault(s, qpn);         /* WQ catastrophic EQE, QP to ERR */
+    vcx_guard_leave(s, was);
+    if (!found) {
         error_setg(errp, "vcx: no QP 0x%x", qpn);
     }
 }
@@ -287,10 +365,14 @@ static void vcx_get_page_request(Object *obj, Visitor *v, const char *name, void
 static void vcx_set_page_request(Object *obj, Visitor *v, const char *name, void *opaque,
                                  Error **errp)
 {
+    VcxState *s = VCX(obj);
     int32_t npages;
 
     if (visit_type_int32(v, name, &npages, errp)) {
-        vcx_pages_request(VCX(obj), npages, errp);
+        bool was = vcx_guard_enter(s);
+
+        vcx_pages_request(s, npages, errp);     /* page request EQE */
+        vcx_guard_leave(s, was);
     }
 }
 

@@ -141,6 +141,9 @@ struct VcxState {
     VcxPort port;
     uint64_t cmds_executed;     /* since creation, for the monitor */
     struct VcxObjects *objs;    /* RDMA objects and transport engine (vcx-obj.h) */
+    /* A reset that arrived while the device was working (vcx.c vcx_qdev_reset). */
+    bool reset_pending;
+    QEMUBH *reset_bh;
 };
 
 /*
@@ -152,6 +155,17 @@ struct VcxState {
 static inline bool vcx_fw_dead(VcxState *s)
 {
     return s->iseg.health_syndrome != 0;
+}
+
+/*
+ * The device is working: in one of its MMIO handlers or its executor bottom half (QEMU's
+ * re-entrancy guard is engaged for them), or in monitor work that engaged it the same
+ * way (vcx.c). Config writes and resets seen now come from the device's own DMA or
+ * MSI-X messages.
+ */
+static inline bool vcx_busy(VcxState *s)
+{
+    return DEVICE(s)->mem_reentrancy_guard.engaged_in_io;
 }
 
 static inline bool vcx_cmdif_checksum_enabled(VcxState *s)

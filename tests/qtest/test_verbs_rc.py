@@ -312,15 +312,15 @@ def retry_and_inval(v):
     v.connect(a, 0xfff)
     a.post_send(SEND, inline(b"nobody"))
     t.eq(cq.poll_all(), [], "no response: the requester waits for its ACK timeout")
-    v.qt.clock_step(7 * (4096 << 14) - 1000)
+    v.advance(7 * (4096 << 14) - 1000, 4096 << 14)
     t.eq(cq.poll_all(), [], "still retrying before retry_count (7) ACK timeouts of 67 ms")
-    v.qt.clock_step(2 * (4096 << 14))
+    v.advance(2 * (4096 << 14), 4096 << 14)
     t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x15)],
          "RC SEND to a QPN that does not exist: transport retry exceeded (0x15)")
     a, b = pair(v, pd, cq)
     v.cmd("2RST_QP", fields=[(P["VCX_OBJ_NUMBER"], b.qpn)])
     a.post_send(SEND, inline(b"reset"))
-    v.qt.clock_step(9 * (4096 << 14))
+    v.advance(9 * (4096 << 14), 4096 << 14)
     t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x15)],
          "RC SEND to a QP in RST: transport retry exceeded (0x15)")
     # The peer reaches RTR only after the first send: a retransmission delivers it.

@@ -140,7 +140,9 @@ def _die_with_parent():
 class QTest:
     """A QEMU process under -accel qtest, with its qtest and QMP sockets."""
 
-    def __init__(self, device_args="", extra=(), mem="512M", trace=None):
+    def __init__(self, device_args="", extra=(), mem="512M", trace=None, devices=None):
+        """devices: the -device arguments that place the vcx (default: vcx0 at 00:03.0 on
+        the root complex, with device_args); given, they replace that default."""
         self.dir = tempfile.mkdtemp(prefix="vcx-qtest-")
         qsock = os.path.join(self.dir, "qtest.sock")
         msock = os.path.join(self.dir, "qmp.sock")
@@ -155,8 +157,11 @@ class QTest:
         args = [qemu, "-machine", "q35", "-accel", "qtest", "-m", mem,
                 "-display", "none", "-nodefaults", "-nographic", "-monitor", "none",
                 "-serial", "none", "-qtest", "unix:" + qsock, "-qtest-log", "/dev/null", "-qmp", "unix:" + msock,
-                "-D", self.log_path, "-d", "guest_errors,unimp",
-                "-device", "vcx,id=vcx0,addr=03.0" + ("," + device_args if device_args else "")]
+                "-D", self.log_path, "-d", "guest_errors,unimp"]
+        if devices is None:
+            devices = ["-device", "vcx,id=vcx0,addr=03.0" +
+                       ("," + device_args if device_args else "")]
+        args += list(devices)
         # The machine loads its BIOS into ROM even though qtest never runs it.
         for d in os.environ.get("VCX_FIRMWARE_DIRS",
                                 "/usr/share/seabios:/usr/share/qemu").split(":"):
@@ -328,18 +333,50 @@ class Result:
         return get(self.out, fld, off)
 
 
+MMCONFIG = 0xB0000000        # q35 PCIEXBAR default base (firmware enables it; qtest must)
+
+
 class Vcx:
-    def __init__(self, device_args="", devfn=(3 << 3), setup=True, **kw):
+    def __init__(self, device_args="", devfn=(3 << 3), setup=True, bus=0, pre_setup=None,
+                 **kw):
+        """bus/devfn: where the vcx answers config cycles; pre_setup(self) runs before the
+        PCI setup (e.g. to program a bridge in front of it)."""
         self.qt = QTest(device_args, **kw)
         self.devfn = devfn
+        self.bus = bus
         self.token = 0
+        if pre_setup:
+            pre_setup(self)
         if setup:
             self.pci_setup()
             self.cmdq_setup()
 
     # PCI ---------------------------------------------------------------------------------
-    def cfg_addr(self, reg):
-        return 0x80000000 | (self.devfn << 8) | (reg & 0xfc)
+    def cfg_addr(self, reg, bus=None, devfn=None):
+        bus = self.bus if bus is None else bus
+        devfn = self.devfn if devfn is None else devfn
+        return 0x80000000 | (bus << 16) | (devfn << 8) | (reg & 0xfc)
+
+    def cfg_read_at(self, bus, devfn, reg):
+        self.qt.outl(0xcf8, self.cfg_addr(reg, bus, devfn))
+        return self.qt.inl(0xcfc)
+
+    def cfg_write_at(self, bus, devfn, reg, val):
+        self.qt.outl(0xcf8, self.cfg_addr(reg, bus, devfn))
+        self.qt.outl(0xcfc, val)
+
+    def mmconfig_enable(self, base=MMCONFIG):
+        """Map the ECAM window (q35 MCH PCIEXBAR at 00:00.0 0x60, 256 MiB, enable bit 0),
+        as firmware does; returns its base."""
+        self.cfg_write_at(0, 0, 0x64, 0)
+        self.cfg_write_at(0, 0, 0x60, base | 1)
+        return base
+
+    def ecam(self, reg, bus=None, devfn=None, base=MMCONFIG):
+        """ECAM address of config register reg of bus:devfn (default: the vcx)."""
+        bus = self.bus if bus is None else bus
+        devfn = self.devfn if devfn is None else devfn
+        return base + (bus << 20) + (devfn << 12) + reg
 
     def cfg_read(self, reg):
         self.qt.outl(0xcf8, self.cfg_addr(reg))

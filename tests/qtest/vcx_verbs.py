@@ -5,7 +5,9 @@ RAM buffers with the PRM commands, WQE writers, doorbells and CQE/EQE readers.
 
 Layouts come from include/vcx/prm-obj.h and prm-wqe.h (as vcx_qtest reads prm-cmd.h);
 the tests still compare CQE and EQE bytes with literal values."""
+import re
 import struct
+import time
 
 from vcx_qtest import H, ROOT, BAR0, EQ_BASE, Fld, Vcx, get, put, bswap32  # noqa: F401
 from vcx_qtest import load_header_defines, run_isolated
@@ -191,6 +193,31 @@ class Verbs:
     def close(self):
         self.qt.close()
 
+    # the transport executor --------------------------------------------------------------
+    def advance(self, ns, step):
+        """Advance the virtual clock by ns, at most step ns at a time. Timers (RNR and ACK
+        timeouts, the ERR watch) only queue work for the executor, a bottom half that runs
+        between qtest commands and not inside clock_step: a chain of timeouts (a retry
+        whose next timeout is set by the run that retried) needs one step per timeout."""
+        while ns > 0:
+            n = min(ns, step)
+            self.qt.clock_step(n)
+            ns -= n
+
+    def settle(self, timeout=60.0):
+        """Wait (host time) until the executor has nothing queued (state xport_queued 0);
+        returns the seconds it took."""
+        start = time.time()
+        while int(self.d.state()["xport_queued"]):
+            if time.time() - start > timeout:
+                raise RuntimeError("executor still busy after %.0f s" % timeout)
+            time.sleep(0.002)
+        return time.time() - start
+
+    def runs(self):
+        """Executor runs since the device was created (state xport_runs)."""
+        return int(self.d.state()["xport_runs"])
+
     # memory -------------------------------------------------------------------------------
     def alloc(self, size, align=4096):
         a = (self.next_data + align - 1) & ~(align - 1)
@@ -308,11 +335,14 @@ class Verbs:
         assert r.status == 0, "CREATE_MKEY status 0x%x syndrome 0x%x" % (r.status, r.syndrome)
         return r.f(P["VCX_CREATE_MKEY_OUT_MKEY_INDEX"]) << 8 | key
 
-    def create_cq(self, log_size=6, eqn=None, cqe_sz=0, raw=None, npas=None):
+    def create_cq(self, log_size=6, eqn=None, cqe_sz=0, raw=None, npas=None, big=False):
+        """big: a ring over 1 MiB that is meant to work (initialised, with its PAS)."""
         size = (64 << cqe_sz) << log_size
         base = self.next_cq
         self.next_cq += -(-max(size, 4096) // 4096) * 4096 + 0x1000  # page-aligned bases
-        if size <= (1 << 20):       # refused giant CQs are never initialised
+        if big:
+            npas = -(-size // 4096)
+        if size <= (1 << 20) or big:    # refused giant CQs are never initialised
             ring = bytearray(size)
             for i in range(1 << log_size):
                 ring[i * (64 << cqe_sz) + (64 << cqe_sz) - 1] = 0xf0
@@ -482,6 +512,14 @@ def av(dqpn, qkey, rgid=None, hop_limit=64, sgid_index=0):
     struct.pack_into(">I", a, 0x1c, 1 << 30 | sgid_index << 20)
     a[0x20:0x30] = rgid or (bytes(10) + b"\xff\xff" + bytes([10, 0, 0, 1]))
     return bytes(a)
+
+
+def xport_runs(log):
+    """The vcx_xport_run trace lines of a QEMU log (trace='vcx_xport_run'), in order, as
+    (run, WQEs, bytes, host ns, more)."""
+    return [tuple(int(x) for x in m.groups()) for m in re.finditer(
+        r"vcx_xport_run executor run (\d+): (\d+) WQEs, (\d+) bytes, (-?\d+) ns host "
+        r"time, more (\d)", log)]
 
 
 def cqe_fields(e):
