@@ -19,7 +19,7 @@ vcx_qom_set health-syndrome 8
 # The health timer polls every 2 s.
 wait_dmesg_count "$fatal1" 10 1 || fail "no fatal error report with syndrome 0x08 within 10 s"
 wait_dmesg_count "$errstate" 2 1 || fail "driver did not enter the error state"
-dmesg | grep -q "vcx $addr: health: syndrome 0x08 (hardware internal error), ext_synd 0x0000" ||
+dmesg_has "vcx $addr: health: syndrome 0x08 (hardware internal error), ext_synd 0x0000" ||
 	fail "no health buffer report"
 sleep 5
 [ "$(dmesg_count "$fatal1")" -eq 1 ] || fail "fatal error reported $(dmesg_count "$fatal1") times, expected once"
@@ -30,7 +30,7 @@ echo "$addr" >"$drv/unbind" || fail "unbind failed"
 took=$(($(date +%s) - start))
 [ "$took" -le 5 ] || fail "unbind in the error state took $took s (commands waited for firmware)"
 vcx_bound "$addr" && fail "still bound after unbind"
-dmesg | grep -q "vcx $addr: removed" || fail "no removal message"
+dmesg_has "vcx $addr: removed" || fail "no removal message"
 dmesg | grep -E "vcx $addr: .*timed out" && fail "a command timed out in the error state"
 # The dead device still holds what it had; a function reset clears it.
 s=$(vcx_state)

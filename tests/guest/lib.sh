@@ -22,6 +22,15 @@ vcx_pci_addr() {
 	fail "no vcx device (1af4:10f0) on the PCI bus"
 }
 
+# Whether the kernel log has a line matching a (basic) regular expression. The log is
+# read whole first: with pipefail, "dmesg | grep -q" fails at random once the log is
+# larger than a pipe, when grep exits early and dmesg dies of SIGPIPE.
+dmesg_has() {
+	local log
+	log=$(dmesg)
+	grep -q -- "$1" <<<"$log"
+}
+
 # Count of lines in the kernel log matching a pattern.
 dmesg_count() { dmesg | grep -c -E "$1" || true; }
 

@@ -9,6 +9,6 @@ lspci -k -s "$addr" | grep -q 'Kernel driver in use: vcx' || fail "vcx.ko is not
 lspci -vv -s "$addr" | grep -q 'Memory at .* (64-bit, prefetchable) \[size=32M\]' ||
 	fail "BAR0 is not a 64-bit prefetchable 32 MiB BAR"
 lspci -vv -s "$addr" | grep -q 'MSI-X: Enable.* Count=64' || fail "no 64-vector MSI-X capability"
-dmesg | grep -q "vcx $addr: firmware 16.35.1000, command interface revision 5" ||
+dmesg_has "vcx $addr: firmware 16.35.1000, command interface revision 5" ||
 	fail "probe message missing"
 pass "vcx at $addr, driver bound"

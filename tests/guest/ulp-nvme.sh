@@ -183,7 +183,7 @@ qpn=$(ulp_qpns nvme_rdma | tail -1)
 ulp_qp_error "$qpn"
 ctrl_wait "$ctrl" resetting 10 || ctrl_wait "$ctrl" connecting 1 || true
 ctrl_wait "$ctrl" live 60 || fail "QP error: $ctrl did not come back: $(cat /sys/class/nvme/$ctrl/state)"
-dmesg | grep -q "nvme $ctrl: Successfully reconnected" || fail "QP error: no reconnect in the log"
+dmesg_has "nvme $ctrl: Successfully reconnected" || fail "QP error: no reconnect in the log"
 fio_verify "$ns1" 4M || { cat /tmp/fio-verify.out >&2; fail "QP error: verify after recovery"; }
 echo "ok QP error: QP $qpn failed, $ctrl reconnected, verify passes again"
 disconnect "QP error"

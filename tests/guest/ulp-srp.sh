@@ -134,7 +134,7 @@ echo "ok target: ramdisk rd0 64 MiB as LUN 0 of srpt port $TPORT, ACL $IPORT," \
 # ib_srpt sets IsDeviceManagementSupported with ib_modify_port() on every non-iWARP port.
 # vcx has no modify_port: for a RoCE port ib_core then answers 0 (mlx5_ib_modify_port
 # returns 0 on Ethernet ports too), so no "enabling device management failed" is expected.
-if dmesg | grep -q "enabling device management failed"; then
+if dmesg_has "enabling device management failed"; then
 	echo "note: $(dmesg | grep -m1 'enabling device management failed')"
 else
 	echo "ok ib_srpt: device management enabled on $VCX_IBDEV port 1 (ib_modify_port accepted)"

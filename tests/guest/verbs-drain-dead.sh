@@ -34,9 +34,9 @@ PASS*) ;;
 esac
 echo "# from the forced syndrome to the end of the module's checks: $took s"
 [ "$(dmesg_count 'vcx_drain_ulp: IB_EVENT_DEVICE_FATAL received')" -eq 1 ] || fail "no single DEVICE_FATAL"
-dmesg | grep -qE "vcx $addr: vcx_0: fatal error event dispatched, completion handlers run on [1-9][0-9]* CQs" ||
+dmesg_has "vcx $addr: vcx_0: fatal error event dispatched, completion handlers run on [1-9][0-9]* CQs" ||
 	fail "the driver notified no CQ"
-dmesg | grep -q 'vcx_drain_ulp: dead: [1-9][0-9]* flush completions arrived without a drain' ||
+dmesg_has 'vcx_drain_ulp: dead: [1-9][0-9]* flush completions arrived without a drain' ||
 	fail "no flush completion without a drain"
 n=$(dmesg_count 'vcx_drain_ulp: .*flushed in order')
 [ "$n" -eq 11 ] || fail "$n drain cases reported, expected 11"

@@ -32,7 +32,7 @@ case $res in
 PASS*) ;;
 *) fail "vcx_srq_ulp: $res" ;;
 esac
-dmesg | grep -q 'vcx_srq_ulp: SRQ_LIMIT_REACHED' || fail "no SRQ limit event reported"
-dmesg | grep -q 'vcx_srq_ulp: FRWR: REG_MR' || fail "FRWR step not reported"
+dmesg_has 'vcx_srq_ulp: SRQ_LIMIT_REACHED' || fail "no SRQ limit event reported"
+dmesg_has 'vcx_srq_ulp: FRWR: REG_MR' || fail "FRWR step not reported"
 kernel_log_clean || fail "kernel warnings"
 pass "kernel ULP: $res"

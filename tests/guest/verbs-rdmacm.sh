@@ -14,7 +14,7 @@
 ADDR=192.168.77.1
 COUNT=10
 
-dmesg | grep -q "Couldn't create ib_mad" && fail "ib_mad could not create QP1 on load"
+dmesg_has "Couldn't create ib_mad" && fail "ib_mad could not create QP1 on load"
 gid_index=$(vcx_ipv4_up $ADDR)
 modprobe rdma_ucm || fail "modprobe rdma_ucm"
 echo "ok GID ::ffff:$ADDR at index $gid_index (RoCE v2)"
