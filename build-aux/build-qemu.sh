@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
 # Build QEMU (pinned Debian source) with hw-model/ grafted in as hw/vcx.
 #
-# The QEMU tree and its build directory live in $VCX_CACHE/qemu/<version>, shared by every
-# checkout: hw/vcx and include/vcx are symlinks into the checkout being built, so an edit in
-# hw-model/ recompiles only the files it touches.
+# The QEMU tree and its build directory live in $VCX_CACHE/qemu/<version>-<patch set>,
+# shared by every checkout with the same patches: hw/vcx and include/vcx are symlinks into
+# the checkout being built, so an edit in hw-model/ recompiles only the files it touches.
 # Usage: build-qemu.sh OUTPUT   (OUTPUT: where to place a symlink to qemu-system-x86_64)
 . "$(dirname "$0")/common.sh"
 
 out=${1:?usage: build-qemu.sh OUTPUT}
 "$VCX_SRC/build-aux/fetch.sh" qemu
-vcx_lock qemu
 
-top="$VCX_CACHE/qemu/$VCX_QEMU_DIR"
+# Fixes to QEMU itself, applied in name order to the unpacked tree; each patch's header
+# says what it fixes and which upstream change it follows. The tree is keyed by the QEMU
+# version and the patch set, so checkouts with other patches keep trees of their own.
+patches=("$VCX_SRC"/build-aux/qemu-patches/*.patch)
+patch_set=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
+top="$VCX_CACHE/qemu/$VCX_QEMU_DIR-$patch_set"
 src="$top/src"
 bld="$top/build"
 graft_rev=1 # bump when the graft below changes, so existing trees are re-grafted
+marker="$src/.vcx-graft-$graft_rev"
+vcx_lock "qemu-$patch_set"
 
-if ! [ -e "$src/.vcx-graft-$graft_rev" ]; then
+if ! [ -e "$marker" ]; then
 	vcx_log "unpacking $VCX_QEMU_ORIG"
 	rm -rf "$top"
 	mkdir -p "$top"
@@ -29,7 +35,12 @@ if ! [ -e "$src/.vcx-graft-$graft_rev" ]; then
 	echo "source vcx/Kconfig" >>"$src/hw/Kconfig"
 	sed -i "s|^\( *\)'hw/nvme',|&\n\1'hw/vcx',|" "$src/meson.build"
 	grep -q "'hw/vcx'" "$src/meson.build" || vcx_die "QEMU graft: trace_events_subdirs not found"
-	touch "$src/.vcx-graft-$graft_rev"
+	for p in "${patches[@]}"; do
+		vcx_log "patching QEMU: $(basename "$p")"
+		patch -d "$src" -p1 --forward --batch --quiet <"$p" ||
+			vcx_die "QEMU patch $(basename "$p") does not apply to $VCX_QEMU_DIR"
+	done
+	touch "$marker"
 fi
 # HMP "info vcx": a command table entry and its declaration (the handler is in
 # hw-model/vcx-monitor.c). Applied once to an existing tree, without re-unpacking it.

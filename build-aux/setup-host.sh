@@ -9,7 +9,7 @@ VCX_HOST_PACKAGES=(
 	# QEMU build
 	meson:bookworm-backports python3-pycotap:bookworm-backports ninja-build pkg-config gcc make
 	libglib2.0-dev libpixman-1-dev libslirp-dev libfdt-dev zlib1g-dev flex bison python3-venv
-	dpkg-dev xz-utils bzip2
+	dpkg-dev xz-utils bzip2 patch
 	# rdma-core build
 	cmake libnl-3-dev libnl-route-3-dev libudev-dev
 	# kernel module builds (6.12 for the guest, 6.1 compile-only)
