@@ -23,6 +23,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "hw/pci/pci_device.h"
+#include "system/dma.h"
 #include "vcx-obj.h"
 #include "trace.h"
 
@@ -406,6 +407,73 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
         len -= n;
     }
     return MEMTX_OK;
+}
+
+/*
+ * Zero-copy: the bytes at va of an already checked key as host memory, mapped in place
+ * through the device's bus-master address space, when they are guest RAM the device may
+ * access directly. *n is how much the mapping covers: at most len, never past the end of
+ * an MTT page. NULL when they are anything else (MMIO, the device's own BAR, a ROM for a
+ * write, unassigned space, bus mastering off, a key outside its range): the caller then
+ * takes vcx_mkey_rw, whose bounce copy reports the error. Every mapping is given back
+ * with vcx_mkey_unmap before the executor run ends, so no guest page stays mapped
+ * across a command that could unplug it.
+ */
+void *vcx_mkey_map(VcxState *s, VcxMkey *mk, uint64_t va, uint32_t len, bool write,
+                   uint32_t *n)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    uint64_t pa, room;
+    hwaddr xlat, plen;
+    dma_addr_t dlen;
+    MemoryRegion *mr;
+    void *p;
+
+    if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+        VcxMkey *target = vcx_mkey_get(s, mk->mw_mkey);
+
+        if (va < mk->start || len > mk->len || va - mk->start > mk->len - len ||
+            !target || target->free || target->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+            return NULL;
+        }
+        return vcx_mkey_map(s, target, mk->mw_addr + (va - mk->start), len, write, n);
+    }
+    if (!len || (!mk->length64 &&
+                 (va < mk->start || len > mk->len || va - mk->start > mk->len - len)) ||
+        !vcx_mkey_xlate(mk, va, &pa, &room)) {
+        return NULL;
+    }
+    plen = MIN(len, room);
+    /*
+     * Only plain RAM: address_space_map would give anything else a bounce buffer of its
+     * own, filled by an MMIO read. The BQL is held, so the map cannot change between
+     * this look-up and the mapping.
+     */
+    WITH_RCU_READ_LOCK_GUARD() {
+        mr = address_space_translate(as, pa, &xlat, &plen, write, MEMTXATTRS_UNSPECIFIED);
+        if (!memory_access_is_direct(mr, write, MEMTXATTRS_UNSPECIFIED)) {
+            return NULL;
+        }
+    }
+    dlen = plen;
+    p = dma_memory_map(as, pa, &dlen, write ? DMA_DIRECTION_FROM_DEVICE
+                                            : DMA_DIRECTION_TO_DEVICE,
+                       MEMTXATTRS_UNSPECIFIED);
+    if (!p || !dlen) {
+        if (p) {
+            dma_memory_unmap(as, p, dlen, DMA_DIRECTION_TO_DEVICE, 0);
+        }
+        return NULL;
+    }
+    *n = dlen;
+    return p;
+}
+
+/* Give back a vcx_mkey_map mapping; done bytes were written (marked dirty) or read. */
+void vcx_mkey_unmap(VcxState *s, void *p, uint32_t n, bool write, uint32_t done)
+{
+    dma_memory_unmap(pci_get_address_space(PCI_DEVICE(s)), p, n,
+                     write ? DMA_DIRECTION_FROM_DEVICE : DMA_DIRECTION_TO_DEVICE, done);
 }
 
 /*

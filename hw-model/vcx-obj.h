@@ -251,6 +251,10 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
                      const uint8_t *wqe, uint32_t end, const char **why);
 MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32_t len,
                         bool write);
+/* Zero-copy: map key bytes that are guest RAM in place (NULL: use vcx_mkey_rw). */
+void *vcx_mkey_map(VcxState *s, VcxMkey *mk, uint64_t va, uint32_t len, bool write,
+                   uint32_t *n);
+void vcx_mkey_unmap(VcxState *s, void *p, uint32_t n, bool write, uint32_t done);
 
 /* vcx-cq.c */
 uint8_t vcx_cmd_create_cq(VcxState *s, VcxCmd *cmd);

@@ -22,7 +22,9 @@
  *        checks, receive WQE from the RQ or SRQ, UD's GRH area; answers at once with a
  *        VcxAck (RNR NAK with the timer, NAK codes, atomic original value) or opens the
  *        message's data phase
- *     -> data phase (vcx_xfer_run): the payload moves in 4 KiB bounce chunks, WRITE and
+ *     -> data phase (vcx_xfer_run): the payload moves guest buffer to guest buffer in
+ *        one copy, pieces of both lists mapped in place (vcx_xfer_direct), through a
+ *        4 KiB bounce buffer where a side is not plain RAM; WRITE and
  *        SEND from the requester's gather list to the rkey range or receive WQE, READ
  *        from the rkey range to the requester's scatter list; then the responder
  *        completes the message (vcx_resp_end: CQE, invalidation, PSN)
@@ -55,7 +57,7 @@
  *     flushed;
  *   - memory keys are named by number in every gather/scatter entry (VcxSge) and are
  *     looked up and checked again (vcx_mkey_check: PD, QP, rights, range) for each
- *     bounce chunk; a key destroyed, invalidated or re-registered since is refused as a
+ *     piece; a mapping never outlives its copy; a key destroyed, invalidated or re-registered since is refused as a
  *     protection / remote access fault, as hardware checks keys at access time;
  *   - the responder is named by QP number and incarnation (qp->gen, new at create and
  *     2RST_QP) and checked at every resume: gone, reset or no longer RTR/RTS, it lost
@@ -121,6 +123,8 @@
 
 #define VCX_GRH_SIZE            40u
 #define VCX_BOUNCE              4096u
+#define VCX_DIRECT_MAX          (64 * KiB)      /* one zero-copy piece, for the byte budget */
+#define VCX_DIRECT_MIN          512u
 #define VCX_PSN_MASK            0xffffffu
 #define VCX_RNR_INFINITE        7
 #define VCX_ROCE_HDRS           (8 + 12)        /* UDP + BTH, for the IP payload length */
@@ -333,6 +337,95 @@ static MemTxResult vcx_sgl_io(VcxState *s, VcxSglCursor *c, uint8_t *buf, uint32
         }
     }
     return len ? MEMTX_DECODE_ERROR : MEMTX_OK;
+}
+
+/* Step over empty entries, so that the cursor names the entry the next byte comes from. */
+static void vcx_sgl_skip_empty(VcxSglCursor *c)
+{
+    while (c->i < c->sgl->n && c->off == c->sgl->sge[c->i].len) {
+        c->i++;
+        c->off = 0;
+    }
+}
+
+/*
+ * Zero-copy piece (issue: "transfers between plain RAM copy once"): the next at most len
+ * bytes of the list as host memory, inline bytes as they are, key bytes mapped in place.
+ * *mapped says whether vcx_mkey_unmap must give it back. 0 when the piece is not plain
+ * RAM or its key does not pass the check; the bounce path then moves it and reports
+ * exactly what is wrong, so the zero-copy path never decides an error itself.
+ */
+static uint32_t vcx_sgl_piece(VcxState *s, VcxSglCursor *c, uint32_t len, bool write,
+                              uint8_t **p, bool *mapped)
+{
+    const VcxSgl *l = c->sgl;
+    const VcxSge *e;
+    const char *why;
+    uint32_t n;
+    uint64_t va;
+    VcxMkey *mk;
+
+    vcx_sgl_skip_empty(c);
+    *mapped = false;
+    if (c->i >= l->n) {
+        return 0;
+    }
+    e = &l->sge[c->i];
+    n = MIN(len, e->len - c->off);
+    if (e->data) {
+        if (write) {
+            return 0;
+        }
+        *p = (uint8_t *)e->data + c->off;
+        return n;
+    }
+    va = e->va + c->off;
+    mk = vcx_mkey_check(s, e->key, l->pdn, l->qpn, va, n, l->access, &why);
+    if (!mk) {
+        return 0;
+    }
+    *p = vcx_mkey_map(s, mk, va, n, write, &n);
+    if (!*p) {
+        return 0;
+    }
+    *mapped = true;
+    return n;
+}
+
+static void vcx_sgl_advance(VcxSglCursor *c, uint32_t n)
+{
+    c->off += n;
+    vcx_sgl_skip_empty(c);
+}
+
+/*
+ * Move up to len bytes from x->src to x->dst in one copy, guest buffer to guest buffer.
+ * Returns the bytes moved; 0 if either side's next piece is not plain RAM.
+ */
+static uint32_t vcx_xfer_direct(VcxState *s, VcxXfer *x, uint32_t len)
+{
+    uint8_t *src, *dst;
+    bool src_mapped, dst_mapped;
+    uint32_t ns, nd, n = 0;
+
+    ns = vcx_sgl_piece(s, &x->src, len, false, &src, &src_mapped);
+    if (!ns) {
+        return 0;
+    }
+    nd = vcx_sgl_piece(s, &x->dst, ns, true, &dst, &dst_mapped);
+    if (nd) {
+        n = MIN(ns, nd);
+        memmove(dst, src, n);      /* a loopback transfer may name the same buffer */
+        vcx_sgl_advance(&x->src, n);
+        vcx_sgl_advance(&x->dst, n);
+    }
+    if (dst_mapped) {
+        vcx_mkey_unmap(s, dst, nd, true, n);
+    }
+    if (src_mapped) {
+        vcx_mkey_unmap(s, src, ns, false, n);
+    }
+    return n;
 }
 
 /* A key range as a one-entry list. */
@@ -1587,12 +1680,29 @@ static VcxStep vcx_xfer_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b)
         x->dst.sgl = x->scatter ? &resp->xs->rx.sgl : &x->remote;
     }
     while (x->left) {
-        uint32_t n = MIN(x->left, VCX_BOUNCE);
+        uint64_t want;
+        uint32_t n;
 
         if (!x->whole && !b->bytes) {
             trace_vcx_xfer_pause(qp->qpn, x->seq, x->left);
             return VCX_STEP_MORE;
         }
+        /*
+         * Zero-copy from 512 bytes on: below that, two pci_dma calls cost less than
+         * two mappings. A piece never takes more than what is left of the byte budget.
+         */
+        want = MIN(x->left, VCX_DIRECT_MAX);
+        if (!x->whole) {
+            want = MIN(want, b->bytes);
+        }
+        n = want < VCX_DIRECT_MIN ? 0 : vcx_xfer_direct(s, x, want);
+        if (n) {
+            x->left -= n;
+            b->bytes -= MIN(b->bytes, n);
+            continue;
+        }
+        /* not plain RAM on one side (or a bad key): through the bounce buffer */
+        n = MIN(x->left, VCX_BOUNCE);
         if (vcx_sgl_io(s, &x->src, bounce, n, false) != MEMTX_OK) {
             src_fault = true;
             goto fault;
