@@ -106,9 +106,9 @@ class Vm:
         if kvm_usable():
             argv += ["-accel", "kvm", "-cpu", "host"]
         else:
-            # One TCG thread for all vCPUs: with multi-threaded TCG, guests here hit rare
-            # aborts in QEMU's softmmu (iotlb_to_section, and an MSI-X access dispatched
-            # past its region) while the guest remaps BARs at boot.
+            # One TCG thread per vCPU (QEMU's default for x86 on a 64-bit host). It needs
+            # the QEMU fix in build-aux/qemu-patches/ (docs/performance.md, "The MTTCG
+            # abort"); single runs all vCPUs in one thread, as this runner did before.
             argv += ["-accel", "tcg,thread=" + a.tcg_thread, "-cpu", "max"]
         for d in FIRMWARE_DIRS:
             if os.path.isdir(d):
@@ -229,9 +229,9 @@ def main():
     p.add_argument("--no-load", action="store_true", help="do not load vcx.ko at boot")
     p.add_argument("--quiet", action="store_true", help="do not stream guest output")
     p.add_argument("--qemu-arg", action="append", default=[], help="extra QEMU argument")
-    p.add_argument("--tcg-thread", choices=("single", "multi"), default="single",
-                   help="TCG threading without KVM (multi: one thread per vCPU; see "
-                        "docs/testing.md for why single is the default)")
+    p.add_argument("--tcg-thread", choices=("single", "multi"), default="multi",
+                   help="TCG threading without KVM (multi: one thread per vCPU, the "
+                        "default; single: all vCPUs in one thread)")
     p.add_argument("--base-port", type=int, default=0, help="first UDP port for --vms 2")
     p.add_argument("command", nargs=argparse.REMAINDER)
     a = p.parse_args()
