@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""MMIO while another vCPU changes the memory map (the MTTCG abort of docs/performance.md).
+"""MMIO while another vCPU changes the memory map (docs/performance.md, "The MTTCG abort").
 
-One process, pinned to CPU 1, reads the vcx initialization segment's firmware revision
-through resource0 in a tight loop and checks that every read returns the same value.
-Another, pinned to CPU 0, flips the memory-space enable bit of a second PCI function (the
-edu device the runner adds with --qemu-arg), so each flip rebuilds the guest's physical
-memory map while the reader's TLB still holds the old translation. Under QEMU's stale
-section index this read lands on another MemoryRegion (a wrong value, or an assertion in
-iotlb_to_section); on a sound QEMU every read sees the register.
+Two PCI functions with memory BARs: vcx (vcx.ko not loaded: resource0 must be free to
+map) and the edu device the runner adds with `--qemu-arg=-device --qemu-arg=edu`. One
+process, pinned to CPU 1, reads register 0 of the function whose BAR lies higher in a
+tight loop and checks that every read returns the same value. Another, pinned to CPU 0,
+flips the memory-space enable bit of the lower one, so each flip renumbers the sections
+of the guest's memory map while the reader's TLB still holds the old translation. On
+QEMU with the stale section number some reads land on another MemoryRegion (a wrong
+value, or the assertion in iotlb_to_section); on a sound QEMU every read sees the
+register.
 
 Usage: stress-mmio-remap.py SECONDS   (the loop is bounded by time and by flip count)
 Exits 0 when every read matched; prints reads, flips and mismatches.
