@@ -356,6 +356,23 @@ static bool vcx_mkey_xlate(const VcxMkey *mk, uint64_t va, uint64_t *pa, uint64_
     return true;
 }
 
+/*
+ * A memory window's bytes are its MR's: the MR and the address in it for len bytes at va
+ * of window mk, or NULL if they are outside the window or the MR cannot serve them.
+ */
+static VcxMkey *vcx_mw_target(VcxState *s, const VcxMkey *mk, uint64_t va, uint32_t len,
+                              uint64_t *mr_va)
+{
+    VcxMkey *mr = vcx_mkey_get(s, mk->mw_mkey);
+
+    if (va < mk->start || len > mk->len || va - mk->start > mk->len - len ||
+        !mr || mr->free || mr->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
+        return NULL;
+    }
+    *mr_va = mk->mw_addr + (va - mk->start);
+    return mr;
+}
+
 /* Read or write len bytes at va through an already checked key. */
 MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32_t len,
                         bool write)
@@ -363,13 +380,10 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
     uint8_t *p = buf;
 
     if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-        VcxMkey *mr = vcx_mkey_get(s, mk->mw_mkey);
+        uint64_t mr_va;
+        VcxMkey *mr = vcx_mw_target(s, mk, va, len, &mr_va);
 
-        if (va < mk->start || len > mk->len || va - mk->start > mk->len - len ||
-            !mr || mr->free || mr->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-            return MEMTX_ACCESS_ERROR;
-        }
-        return vcx_mkey_rw(s, mr, mk->mw_addr + (va - mk->start), buf, len, write);
+        return mr ? vcx_mkey_rw(s, mr, mr_va, buf, len, write) : MEMTX_ACCESS_ERROR;
     }
     /*
      * Exactly the key's range: its MTT pages may reach past start + len, but the bytes
@@ -430,13 +444,10 @@ void *vcx_mkey_map(VcxState *s, VcxMkey *mk, uint64_t va, uint32_t len, bool wri
     void *p;
 
     if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-        VcxMkey *target = vcx_mkey_get(s, mk->mw_mkey);
+        uint64_t mr_va;
+        VcxMkey *mr = vcx_mw_target(s, mk, va, len, &mr_va);
 
-        if (va < mk->start || len > mk->len || va - mk->start > mk->len - len ||
-            !target || target->free || target->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-            return NULL;
-        }
-        return vcx_mkey_map(s, target, mk->mw_addr + (va - mk->start), len, write, n);
+        return mr ? vcx_mkey_map(s, mr, mr_va, len, write, n) : NULL;
     }
     if (!len || (!mk->length64 &&
                  (va < mk->start || len > mk->len || va - mk->start > mk->len - len)) ||
