@@ -35,6 +35,8 @@ for dev in "${DEVS[@]}"; do
 	echo "# $dev: GID index ${gid[$dev]} ($(cat /sys/class/infiniband/$dev/ports/1/gids/${gid[$dev]})), $(ibv_devinfo -d "$dev" | grep -m1 -o 'active_mtu:.*' | tr -s ' \t' ' ')"
 done
 
+echo "# per run: -D $SECONDS_PER_RUN (bandwidth), -n $LAT_ITERS (latency), -n $PP_ITERS (ibv_srq_pingpong)"
+
 port=18700
 # pair NAME TOOL ARGS...: the server in the background, then the client to localhost, on
 # the next TCP port; both must succeed. The client's output is left in /tmp/bench-cli.out.
