@@ -38,13 +38,17 @@ done
 echo "# per run: -D $SECONDS_PER_RUN (bandwidth), -n $LAT_ITERS (latency), -n $PP_ITERS (ibv_srq_pingpong)"
 
 port=18700
+# The server on the first vCPU, the client on the last, so that every run on either device
+# has the same placement, one busy-polling process per vCPU, whatever the guest's
+# scheduler would do; perftest also times with the TSC of the CPU it runs on.
+SRV_CPU=0 CLI_CPU=$(($(nproc) - 1))
 # pair NAME TOOL ARGS...: the server in the background, then the client to localhost, on
 # the next TCP port; both must succeed. The client's output is left in /tmp/bench-cli.out.
 pair() {
 	local name=$1 i srv
 	shift
 	port=$((port + 1))
-	timeout $RUN_TIMEOUT "$@" -p $port >/tmp/bench-srv.out 2>&1 &
+	timeout $RUN_TIMEOUT taskset -c $SRV_CPU "$@" -p $port >/tmp/bench-srv.out 2>&1 &
 	srv=$!
 	# The client fails at once if nobody listens yet: wait (bounded) for the server's socket.
 	for i in $(seq 200); do
@@ -52,7 +56,7 @@ pair() {
 		kill -0 $srv 2>/dev/null || break
 		sleep 0.05
 	done
-	if ! timeout $RUN_TIMEOUT "$@" -p $port localhost >/tmp/bench-cli.out 2>&1; then
+	if ! timeout $RUN_TIMEOUT taskset -c $CLI_CPU "$@" -p $port localhost >/tmp/bench-cli.out 2>&1; then
 		kill $srv 2>/dev/null || true
 		wait $srv || true
 		echo "--- client: $* localhost" >&2; cat /tmp/bench-cli.out >&2
