@@ -18,8 +18,8 @@ VCX_HOST_PACKAGES=(
 	debootstrap e2fsprogs cpio busybox-static
 	# x86 firmware for the VM
 	seabios:bookworm-backports ipxe-qemu qemu-system-data:bookworm-backports
-	# tests
-	python3 tshark
+	# tests (gnuplot-nox: the plot of ./vcx bench)
+	python3 tshark gnuplot-nox
 )
 
 stamp_key=$(printf '%s\n' "${VCX_HOST_PACKAGES[@]}" | sha256sum | cut -c1-16)

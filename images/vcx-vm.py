@@ -134,7 +134,8 @@ class Vm:
                                 f"local.port={me},remote.type=inet,remote.host=127.0.0.1,"
                                 f"remote.port={peer}"]
         argv += ["-device", f"virtio-net-pci,netdev=net0,mac={mac},romfile="]
-        argv += ["-device", "vcx,id=vcx0" + (("," + a.vcx_props) if a.vcx_props else "")]
+        if not a.no_vcx:
+            argv += ["-device", "vcx,id=vcx0" + (("," + a.vcx_props) if a.vcx_props else "")]
         argv += ["-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
         if interactive:
             argv += ["-serial", "mon:stdio"]
@@ -149,6 +150,9 @@ class Vm:
         self.proc = subprocess.Popen(self.qemu_argv(False), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      start_new_session=True)
+        if self.args.pid_file:
+            with open(self.args.pid_file, "w") as f:
+                f.write(f"{self.proc.pid}\n")
         self.reader = threading.Thread(target=self.pump, daemon=True)
         self.reader.start()
         self.hostcall = threading.Thread(target=self.hostcall_loop, daemon=True)
@@ -228,6 +232,9 @@ def main():
     p.add_argument("--append", default="", help="extra kernel parameters")
     p.add_argument("--no-load", action="store_true", help="do not load vcx.ko at boot")
     p.add_argument("--quiet", action="store_true", help="do not stream guest output")
+    p.add_argument("--no-vcx", action="store_true",
+                   help="boot without -device vcx (a baseline for the device's own cost)")
+    p.add_argument("--pid-file", help="write QEMU's pid here (one VM), e.g. to read its CPU time")
     p.add_argument("--qemu-arg", action="append", default=[], help="extra QEMU argument")
     p.add_argument("--tcg-thread", choices=("single", "multi"), default="multi",
                    help="TCG threading without KVM (multi: one thread per vCPU, the "
@@ -240,6 +247,10 @@ def main():
     if a.vms < 1 or a.vms > 2:
         sys.exit("vcx vm: --vms must be 1 or 2 (a link of more VMs needs a bridge, "
                  "which vcx does not provide yet)")
+    if a.no_vcx and a.vcx_props:
+        sys.exit("vcx vm: --vcx-props needs the device (not --no-vcx)")
+    if a.pid_file and a.vms != 1:
+        sys.exit("vcx vm: --pid-file needs one VM")
     if a.vms == 2 and not a.base_port:
         a.base_port = 20000 + (os.getpid() % 20000) * 2 % 40000
     for f in ("vmlinuz", "initrd.img", "root.ext4"):

@@ -12,14 +12,18 @@ vcx_verbs_up() {
 	echo "$ndev"
 }
 
-# Index of the first RoCE v2 GID of port 1 (waits up to 10 s for ib_core to add it).
+# Index of the first RoCE v2 GID of port 1 of IBDEV (default vcx_0); with ADDR, the one
+# of that IPv4 address (::ffff:ADDR), as Soft-RoCE's rxe0 uses to reach itself. Waits up
+# to 10 s for ib_core to add it. vcx_roce_v2_gid [IBDEV [ADDR]]
 vcx_roce_v2_gid() {
-	local d=/sys/class/infiniband/$VCX_IBDEV/ports/1 i t g
+	local d=/sys/class/infiniband/${1:-$VCX_IBDEV}/ports/1 want="" i t g
+	[ -z "${2:-}" ] || want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' $(tr . ' ' <<<"$2"))
 	for _ in $(seq 100); do
 		for t in "$d"/gid_attrs/types/*; do
 			i=${t##*/}
 			g=$(cat "$d/gids/$i" 2>/dev/null) || continue
 			[ "$g" != "0000:0000:0000:0000:0000:0000:0000:0000" ] || continue
+			[ -z "$want" ] || [ "$g" = "$want" ] || continue
 			[ "$(cat "$t" 2>/dev/null)" = "RoCE v2" ] || continue
 			echo "$i"
 			return 0
