@@ -99,6 +99,12 @@ class Vm:
                   f"vcxvm.src={a.src} vcxvm.build={b} vcxvm.index={self.index} vcxvm.vms={a.vms}")
         if a.no_load:
             append += " vcxvm.noload"
+        if not kvm_usable():
+            # TCG's TSC is one counter for all vCPUs, derived from the host's: synchronized
+            # and monotonic. The kernel's clocksource watchdog, reading the HPET from vCPU
+            # threads the host preempts, still sees skew and marks it unstable, and the
+            # guest falls back to HPET reads (MMIO under QEMU's BQL) for every clock read.
+            append += " tsc=reliable"
         if a.append:
             append += " " + a.append
         argv = [a.qemu, "-machine", "q35", "-nodefaults", "-no-user-config",
