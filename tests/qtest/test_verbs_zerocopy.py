@@ -14,7 +14,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, BAR0  # noqa: E402
 from vcx_verbs import (cqe_fields, dseg, inline, raddr, rc_pair,  # noqa: E402
-                       cqe_tuple as f, run_cases)
+                       pd_buf_key_cq, cqe_tuple as f, run_cases)
 
 t = Tap()
 SEND, WRITE, READ = 0x0a, 0x08, 0x10
@@ -77,10 +77,7 @@ def mtt_and_pa(v):
 
 
 def overlap(v):
-    pd = v.alloc_pd()
-    buf = v.alloc(0x10000)
-    key = v.create_mkey(pd, buf, 0x10000)
-    cq = v.create_cq()
+    pd, buf, key, cq = pd_buf_key_cq(v)
     a, b = rc_pair(v, pd, cq)
     data = pattern(0x3000, 3)
     v.qt.memwrite(buf, data)
