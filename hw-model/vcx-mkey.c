@@ -444,10 +444,10 @@ void *vcx_mkey_map(VcxState *s, VcxMkey *mk, uint64_t va, uint32_t len, bool wri
     void *p;
 
     if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-        uint64_t mr_va;
-        VcxMkey *mr = vcx_mw_target(s, mk, va, len, &mr_va);
+        uint64_t target_va;
+        VcxMkey *target = vcx_mw_target(s, mk, va, len, &target_va);
 
-        return mr ? vcx_mkey_map(s, mr, mr_va, len, write, n) : NULL;
+        return target ? vcx_mkey_map(s, target, target_va, len, write, n) : NULL;
     }
     if (!len || (!mk->length64 &&
                  (va < mk->start || len > mk->len || va - mk->start > mk->len - len)) ||

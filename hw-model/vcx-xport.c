@@ -57,8 +57,9 @@
  *     flushed;
  *   - memory keys are named by number in every gather/scatter entry (VcxSge) and are
  *     looked up and checked again (vcx_mkey_check: PD, QP, rights, range) for each
- *     piece; a mapping never outlives its copy; a key destroyed, invalidated or re-registered since is refused as a
- *     protection / remote access fault, as hardware checks keys at access time;
+ *     piece, and a mapping never outlives its copy; a key destroyed, invalidated or
+ *     re-registered since is refused as a protection / remote access fault, as hardware
+ *     checks keys at access time;
  *   - the responder is named by QP number and incarnation (qp->gen, new at create and
  *     2RST_QP) and checked at every resume: gone, reset or no longer RTR/RTS, it lost
  *     the message (an RC requester retries after its ACK timeout, UC completes as on a
@@ -349,11 +350,11 @@ static void vcx_sgl_skip_empty(VcxSglCursor *c)
 }
 
 /*
- * Zero-copy piece (issue: "transfers between plain RAM copy once"): the next at most len
- * bytes of the list as host memory, inline bytes as they are, key bytes mapped in place.
- * *mapped says whether vcx_mkey_unmap must give it back. 0 when the piece is not plain
- * RAM or its key does not pass the check; the bounce path then moves it and reports
- * exactly what is wrong, so the zero-copy path never decides an error itself.
+ * Zero-copy piece: the next at most len bytes of the list as host memory, inline bytes
+ * as they are, key bytes mapped in place. *mapped says whether vcx_mkey_unmap must give
+ * it back. 0 when the piece is not plain RAM or its key does not pass the check; the
+ * bounce path then moves it and reports exactly what is wrong, so the zero-copy path
+ * never decides an error itself.
  */
 static uint32_t vcx_sgl_piece(VcxState *s, VcxSglCursor *c, uint32_t len, bool write,
                               uint8_t **p, bool *mapped)
