@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Boot stress for multi-threaded TCG (docs/performance.md, "The MTTCG abort"): BOOTS VM
-# boots one after another, each running RELOADS unload/load cycles of vcx.ko, and then
-# the memory-map reproducer (tests/guest/stress-mmio-remap.py) for REMAP_S seconds in
-# its own boot. Not part of `./vcx test`; run it with `./vcx stress`.
+# Boot stress for multi-threaded TCG (docs/performance.md, "The MTTCG abort"): first the
+# memory-map reproducer (tests/guest/stress-mmio-remap.py) for REMAP_S seconds in a boot
+# of its own, then BOOTS VM boots one after another, each running RELOADS unload/load
+# cycles of vcx.ko. Not part of `./vcx test`; run it with `./vcx stress`.
 # Counts QEMU aborts (an assertion or a signal in QEMU's output) apart from guest test
 # failures, keeps the serial log of every failed boot, and ends with one summary line.
 # Usage: stress-mttcg.sh BUILD_DIR [BOOTS [RELOADS [REMAP_S]]]
