@@ -4,10 +4,19 @@
 # The QEMU tree and its build directory live in $VCX_CACHE/qemu/<version>-<patch set>,
 # shared by every checkout with the same patches: hw/vcx and include/vcx are symlinks into
 # the checkout being built, so an edit in hw-model/ recompiles only the files it touches.
-# Usage: build-qemu.sh OUTPUT   (OUTPUT: where to place a symlink to qemu-system-x86_64)
+# Usage: build-qemu.sh OUTPUT [sanitizers]
+#   OUTPUT: where to place a copy of qemu-system-x86_64;
+#   sanitizers: build with ASan and UBSan instead, in a build directory of its own
+#   (build-sanitizers/ beside build/, same source tree), for the device-sanitizers suite.
 . "$(dirname "$0")/common.sh"
 
-out=${1:?usage: build-qemu.sh OUTPUT}
+out=${1:?usage: build-qemu.sh OUTPUT [sanitizers]}
+variant=${2:-}
+case "$variant" in
+"") bld_name=build; variant_args=() ;;
+sanitizers) bld_name=build-sanitizers; variant_args=(--enable-asan --enable-ubsan) ;;
+*) vcx_die "build-qemu.sh: unknown variant '$variant' (known: sanitizers)" ;;
+esac
 "$VCX_SRC/build-aux/fetch.sh" qemu
 
 # Fixes to QEMU itself, applied in name order to the unpacked tree; each patch's header
@@ -17,7 +26,7 @@ patches=("$VCX_SRC"/build-aux/qemu-patches/*.patch)
 patch_set=$(cat "${patches[@]}" | sha256sum | cut -c1-12)
 top="$VCX_CACHE/qemu/$VCX_QEMU_DIR-$patch_set"
 src="$top/src"
-bld="$top/build"
+bld="$top/$bld_name"
 graft_rev=1 # bump when the graft below changes, so existing trees are re-grafted
 marker="$src/.vcx-graft-$graft_rev"
 vcx_lock "qemu-$patch_set"
@@ -63,37 +72,38 @@ EOS
 	sed -i '$i void hmp_info_vcx(Monitor *mon, const QDict *qdict);' "$src/include/monitor/hmp.h"
 fi
 
-# Point the graft at this checkout. When another checkout built last, its files may be
-# newer than ours, which ninja's timestamp check would miss: drop the device's objects and
-# make meson re-read hw/vcx/meson.build.
-if [ "$(cat "$top/.graft-checkout" 2>/dev/null)" != "$VCX_SRC" ]; then
-	ln -sfn "$VCX_SRC/hw-model" "$src/hw/vcx"
-	ln -sfn "$VCX_SRC/include/vcx" "$src/include/vcx"
+# Point the graft at this checkout. When another checkout built last in this build
+# directory, its files may be newer than ours, which ninja's timestamp check would miss:
+# drop the device's objects and make meson re-read hw/vcx/meson.build. Each build
+# directory (plain, sanitizers) records the checkout it last built.
+ln -sfn "$VCX_SRC/hw-model" "$src/hw/vcx"
+ln -sfn "$VCX_SRC/include/vcx" "$src/include/vcx"
+if [ "$(cat "$top/.graft-checkout-$bld_name" 2>/dev/null)" != "$VCX_SRC" ]; then
 	# Objects and generated trace files of the device; trace-events-all concatenates it.
 	find "$bld" -name '*hw_vcx*' -delete 2>/dev/null || true
 	rm -f "$bld/trace/trace-events-all"
 	touch "$src/hw/meson.build"
-	echo "$VCX_SRC" >"$top/.graft-checkout"
+	echo "$VCX_SRC" >"$top/.graft-checkout-$bld_name"
 fi
 
 if ! [ -e "$bld/build.ninja" ]; then
-	vcx_log "configuring QEMU"
+	vcx_log "configuring QEMU${variant:+ ($variant)}"
 	rm -rf "$bld"
 	mkdir -p "$bld"
 	(cd "$bld" && "$src/configure" --python=/usr/bin/python3 \
 		--target-list=x86_64-softmmu --without-default-features \
 		--enable-tcg --enable-kvm --enable-slirp --enable-fdt=system \
 		--enable-attr --enable-virtfs --disable-install-blobs \
-		--disable-docs --disable-werror) \
-		>"$top/configure.log" 2>&1 || {
-		tail -30 "$top/configure.log" >&2
+		--disable-docs --disable-werror "${variant_args[@]}") \
+		>"$top/configure-$bld_name.log" 2>&1 || {
+		tail -30 "$top/configure-$bld_name.log" >&2
 		rm -f "$bld/build.ninja"
-		vcx_die "QEMU configure failed (log: $top/configure.log)"
+		vcx_die "QEMU configure failed (log: $top/configure-$bld_name.log)"
 	}
 fi
-ninja -C "$bld" qemu-system-x86_64 >"$top/ninja.log" 2>&1 || {
-	grep -E -B2 -A12 'error|FAILED' "$top/ninja.log" | head -60 >&2
-	vcx_die "QEMU build failed (log: $top/ninja.log)"
+ninja -C "$bld" qemu-system-x86_64 >"$top/ninja-$bld_name.log" 2>&1 || {
+	grep -E -B2 -A12 'error|FAILED' "$top/ninja-$bld_name.log" | head -60 >&2
+	vcx_die "QEMU build failed (log: $top/ninja-$bld_name.log)"
 }
 # A copy, not a link: each checkout keeps the binary of its own device sources.
 if ! [ "$out" -nt "$bld/qemu-system-x86_64" ]; then

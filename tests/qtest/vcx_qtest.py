@@ -14,6 +14,9 @@ literal expected values (statuses, syndromes, offsets) so a wrong header cannot 
 
 Environment: VCX_QEMU is the QEMU binary (default /tmp/qemu-vcx); VCX_FIRMWARE_DIRS a
 colon-separated list of -L directories (default /usr/share/seabios:/usr/share/qemu).
+With a sanitizer build of QEMU (suite device-sanitizers), every QEMU's stderr is searched
+for ASan, LeakSanitizer and UBSan reports when it is closed; Tap.done() fails the test
+and prints them if there was one.
 """
 import base64
 import json
@@ -120,6 +123,15 @@ class Tap:
         return self.ok(got == want, desc, "got %r, want %r" % (got, want))
 
     def done(self):
+        # QEMUs the test left open are closed here, so their reports count too.
+        for q in list(_open_qemus):
+            q.close()
+        if SANITIZER_REPORTS or _checked_qemus:
+            self.ok(not SANITIZER_REPORTS,
+                    "no sanitizer report from %d QEMU run(s)" % _checked_qemus)
+            for report in SANITIZER_REPORTS:
+                for line in report.splitlines()[:80]:
+                    print("# " + line, flush=True)
         print("1..%d" % self.n, flush=True)
         sys.exit(1 if self.failed else 0)
 
@@ -135,6 +147,31 @@ def _die_with_parent():
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, 9)
     except Exception:
         pass
+
+
+# Sanitizer reports found in the stderr of closed QEMUs, and how many were searched (only
+# when the binary is a sanitizer build, told by ASAN_OPTIONS or UBSAN_OPTIONS being set).
+SANITIZER_REPORTS = []
+_checked_qemus = 0
+_open_qemus = []
+_SANITIZER_RE = re.compile(r"ERROR: (Address|Leak)Sanitizer|runtime error: |"
+                           r"SUMMARY: UndefinedBehaviorSanitizer")
+
+
+def _collect_sanitizer_report(stderr_path):
+    global _checked_qemus
+    if not (os.environ.get("ASAN_OPTIONS") or os.environ.get("UBSAN_OPTIONS")):
+        return
+    _checked_qemus += 1
+    try:
+        text = open(stderr_path, errors="replace").read()
+    except OSError:
+        return
+    m = _SANITIZER_RE.search(text)
+    if m:
+        # From the line the report starts on; ASan's reports begin with '=='.
+        start = text.rfind("\n", 0, m.start()) + 1
+        SANITIZER_REPORTS.append(text[start:start + 16000])
 
 
 class QTest:
@@ -175,6 +212,7 @@ class QTest:
                                      stdout=subprocess.DEVNULL,
                                      stderr=open(self.stderr_path, "wb"),
                                      preexec_fn=_die_with_parent)
+        _open_qemus.append(self)
         ls_q.settimeout(30)
         ls_m.settimeout(30)
         try:
@@ -279,10 +317,14 @@ class QTest:
         except Exception:
             pass
         try:
-            self.proc.wait(timeout=10)
+            # A sanitizer build exits slower (LeakSanitizer scans the heap at exit).
+            self.proc.wait(timeout=60 if os.environ.get("ASAN_OPTIONS") else 10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self in _open_qemus:
+            _open_qemus.remove(self)
+            _collect_sanitizer_report(self.stderr_path)
         if not os.environ.get("VCX_QTEST_KEEP"):
             shutil.rmtree(self.dir, ignore_errors=True)
 
