@@ -76,8 +76,14 @@ fi
 # directory, its files may be newer than ours, which ninja's timestamp check would miss:
 # drop the device's objects and make meson re-read hw/vcx/meson.build. Each build
 # directory (plain, sanitizers) records the checkout it last built.
-ln -sfn "$VCX_SRC/hw-model" "$src/hw/vcx"
-ln -sfn "$VCX_SRC/include/vcx" "$src/include/vcx"
+# A link pointing elsewhere means another checkout built since: no build directory's
+# record holds any more (an older copy of this script keeps one record per tree).
+if [ "$(readlink "$src/hw/vcx")" != "$VCX_SRC/hw-model" ] ||
+	[ "$(readlink "$src/include/vcx")" != "$VCX_SRC/include/vcx" ]; then
+	rm -f "$top"/.graft-checkout*
+	ln -sfn "$VCX_SRC/hw-model" "$src/hw/vcx"
+	ln -sfn "$VCX_SRC/include/vcx" "$src/include/vcx"
+fi
 if [ "$(cat "$top/.graft-checkout-$bld_name" 2>/dev/null)" != "$VCX_SRC" ]; then
 	# Objects and generated trace files of the device; trace-events-all concatenates it.
 	find "$bld" -name '*hw_vcx*' -delete 2>/dev/null || true
