@@ -22,8 +22,11 @@ cp -al "$tree" "$work/lib/modules/$krel"
 rm -f "$work/lib/modules/$krel"/modules.{dep,alias,symbols,softdep,weakdep,devname}* \
 	"$work/lib/modules/$krel"/modules.builtin.alias.bin "$work/lib/modules/$krel"/modules.builtin.bin
 mkdir -p "$work/lib/modules/$krel/updates"
+# Without debug info (vcx.ko: 7.8 MB -> 0.3 MB): every boot reads the tar over 9p, a few
+# MB/s under TCG. Oopses still resolve symbols (the symbol table stays); the unstripped
+# modules are next to the tar in the build directory for gdb or decode_stacktrace.
 for ko in "$@"; do
-	cp "$ko" "$work/lib/modules/$krel/updates/"
+	strip --strip-debug -o "$work/lib/modules/$krel/updates/$(basename "$ko")" "$ko"
 done
 depmod -b "$work" "$krel" || vcx_die "depmod for the guest failed"
 tar -C "$work/lib/modules/$krel" -cf "$out" updates $(cd "$work/lib/modules/$krel" && ls modules.*)
