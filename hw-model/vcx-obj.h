@@ -1,7 +1,8 @@
 /*
  * vcx: RDMA objects (PD, XRCD, MKEY, CQ, QP, SRQ/RMP/XRC SRQ) and the transport engine,
  * shared by vcx-obj.c (tables, command table, reset), vcx-pd.c, vcx-mkey.c, vcx-cq.c,
- * vcx-qp.c, vcx-srq.c, vcx-xrc.c and vcx-xport.c.
+ * vcx-qp.c, vcx-srq.c, vcx-xrc.c and the transport engine (vcx-xport.c, vcx-resp.c,
+ * vcx-flush.c).
  *
  * Object numbers index fixed-size tables (VcxObjTable); every object that names another
  * (a QP its CQs, SRQ and PD; an MKEY its PD; ...) holds a reference counted in the
@@ -142,7 +143,7 @@ typedef struct VcxSrq {
     VcxQBuf buf;
 } VcxSrq;
 
-/* Execution state of a QP (requester and responder halves), private to vcx-xport.c. */
+/* Execution state of a QP (requester and responder halves), private to the engine (vcx-xport.h). */
 typedef struct VcxXportQp VcxXportQp;
 
 typedef struct VcxQp VcxQp;
@@ -349,7 +350,7 @@ VcxSrq *vcx_xrc_target_srq(VcxState *s, VcxQp *qp, uint32_t srqn, const char **w
 /* An XRC target refuses a message (invalid XRCETH / XRC domain violation): to ERR. */
 void vcx_xrc_invalid_request(VcxState *s, VcxQp *qp, uint32_t srqn, const char *why);
 
-/* vcx-xport.c: transport engine */
+/* the transport engine: vcx-xport.c, vcx-resp.c, vcx-flush.c */
 void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t value,
                            unsigned size);
 /* Queue the QP for the executor (SQ doorbell, RTS, RNR/ACK timer, ERR): never runs it. */

@@ -1,6 +1,9 @@
 /*
  * vcx: transport engine: send queue execution (requester), receive processing
- * (responder), CQE generation and the loopback path between QPs of the port.
+ * (responder), CQE generation and the loopback path between QPs of the port. This file
+ * holds the executor, the requester and the data phase; the responder is in vcx-resp.c,
+ * the Error state (flushes, the ERR watch) in vcx-flush.c, their shared types in
+ * vcx-xport.h. The overview below covers all three.
  *
  * Structure, from doorbell to completion:
  *
@@ -109,199 +112,21 @@
 #include "qemu/main-loop.h"
 #include "qemu/units.h"
 #include "hw/pci/pci_device.h"
-#include "vcx-obj.h"
+#include "vcx-xport.h"
 #include "trace.h"
 
-/* IBTA BTH opcodes: transport in bits 7:5, operation in bits 4:0. */
-#define IB_TRANSPORT_RC         0x00
-#define IB_TRANSPORT_UC         0x20
-#define IB_TRANSPORT_UD         0x60
-#define IB_TRANSPORT_XRC        0xa0
-#define IB_OP_SEND_ONLY         0x04
-#define IB_OP_SEND_ONLY_IMM     0x05
-#define IB_OP_WRITE_ONLY        0x0a
-#define IB_OP_WRITE_ONLY_IMM    0x0b
-#define IB_OP_READ_REQUEST      0x0c
-#define IB_OP_COMPARE_SWAP      0x13
-#define IB_OP_FETCH_ADD         0x14
-#define IB_OP_SEND_ONLY_INV     0x17
-#define IB_OP_MASK              0x1f
-
-#define VCX_GRH_SIZE            40u
-#define VCX_BOUNCE              4096u
-#define VCX_DIRECT_MAX          (64 * KiB)      /* one zero-copy piece, for the byte budget */
-#define VCX_DIRECT_MIN          512u
-#define VCX_PSN_MASK            0xffffffu
-#define VCX_RNR_INFINITE        7
-#define VCX_ROCE_HDRS           (8 + 12)        /* UDP + BTH, for the IP payload length */
-
-/*
- * Budget of one executor run. Measured with qtest on the development host (2 AMD EPYC
- * vCPUs, the project's QEMU build): a 4 KiB bounce chunk costs about 0.7 us (two pci_dma calls,
- * each a flatview lookup and a memcpy), a WQE with a small payload 0.5-1 us (WQE and
- * doorbell record reads, checks, CQE write, consumer counter read), so a run of 64 WQEs
- * takes 30-60 us and one moving 256 KiB about 45 us (99th percentile under 0.2 ms; what
- * is slower is the host faulting in fresh guest RAM). That keeps a run well under a
- * millisecond, so the vCPU's next MMIO access and the monitor wait at most that long,
- * while a run still does about as much as one main loop iteration costs (some 40 us
- * here): payload moves at 2-4 GB/s. Much smaller budgets would spend the time in the
- * main loop instead. vcx_xport_run traces each run's host time, to check these figures
- * elsewhere.
- */
-#define VCX_XPORT_RUN_WQES      64u
-#define VCX_XPORT_RUN_BYTES     (256 * KiB)
-
-typedef struct VcxBudget {
-    uint32_t wqes;              /* WQEs the run may still start or flush */
-    uint64_t bytes;             /* payload bytes it may still move */
-} VcxBudget;
-
-/*
- * One gather or scatter entry: inline bytes (data) or a range of a memory key, named by
- * number and checked again at every access (vcx_sgl_io), never held as a pointer.
- */
-typedef struct VcxSge {
-    const uint8_t *data;        /* inline bytes in the requester's WQE copy; NULL: key */
-    uint64_t va;
-    uint32_t key;
-    uint32_t len;
-} VcxSge;
-
-typedef struct VcxSgl {
-    uint32_t n;
-    uint64_t total;
-    uint32_t pdn;               /* the keys are used for this PD and QP ... */
-    uint32_t qpn;
-    uint32_t access;            /* ... with these rights (VCX_ACC_*) */
-    VcxSge sge[VCX_MAX_SGE];
-} VcxSgl;
-
-/* A position in a scatter/gather list. */
-typedef struct VcxSglCursor {
-    const VcxSgl *sgl;
-    uint32_t i;
-    uint64_t off;
-} VcxSglCursor;
-
-/* One message as the BTH-level operation the wire would carry. */
-typedef struct VcxPkt {
-    uint8_t opcode;             /* BTH opcode */
-    bool se;                    /* BTH solicited event */
-    uint32_t dqpn;              /* BTH destination QP */
-    uint32_t psn;               /* BTH PSN of the first packet */
-    uint32_t npkts;             /* packets at the path MTU */
-    uint32_t sqpn;              /* DETH source QP (UD) / requester QP */
-    uint32_t qkey;              /* DETH */
-    uint64_t va;                /* RETH / AtomicETH */
-    uint32_t rkey;
-    uint32_t dma_len;
-    uint64_t swap_add;          /* AtomicETH */
-    uint64_t compare;
-    uint32_t imm;               /* ImmDt */
-    uint32_t inv_rkey;          /* IETH */
-    uint32_t xrc_srqn;          /* XRCETH: the XRC SRQ at the target */
-    uint8_t sgid[16];           /* GRH / IP header */
-    uint8_t dgid[16];
-    uint8_t hop_limit;
-    uint8_t tclass;
-    uint32_t flow_label;
-    const VcxSgl *payload;      /* requester memory holding the payload */
-    uint64_t len;
-} VcxPkt;
-
-typedef enum VcxAckType {
-    VCX_ACK,
-    VCX_NAK_RNR,
-    VCX_NAK_SEQ,
-    VCX_NAK_INV_REQ,
-    VCX_NAK_REM_ACCESS,
-    VCX_NAK_REM_OP,
-    VCX_NO_RESPONSE,            /* dropped: no response ever comes */
-} VcxAckType;
-
-typedef struct VcxAck {
-    VcxAckType type;
-    uint8_t rnr_timer;          /* AETH timer field of an RNR NAK */
-    uint64_t atomic_orig;
-} VcxAck;
-
-/* A message in its data phase, resumable across executor runs. */
-typedef struct VcxXfer {
-    bool active;
-    bool whole;                 /* UD: one MTU at most, moved in one piece */
-    bool read;                  /* RDMA READ: responder memory to the local list */
-    bool uses_rx;               /* the responder consumed a receive WQE for it */
-    bool scatter;               /* the payload goes to that WQE (SEND), not an rkey */
-    uint8_t op;                 /* BTH operation (IB_OP_*) */
-    uint8_t cqe_op;             /* responder CQE opcode (uses_rx) */
-    uint8_t l3;                 /* UD: RoCE L3 type of the GRH area */
-    uint16_t index;             /* responder's receive WQE (uses_rx) */
-    uint32_t resp_qpn;          /* responder by device number ... */
-    uint64_t resp_gen;          /* ... and incarnation */
-    uint32_t srqn;              /* XRC target: the XRC SRQ serving it by number ... */
-    uint64_t srq_gen;           /* ... and incarnation */
-    uint64_t seq;               /* message number (VcxRx.seq at the responder) */
-    uint64_t left;              /* payload bytes still to move */
-    VcxSglCursor src, dst;      /* where the next chunk comes from and goes */
-    VcxSgl remote;              /* WRITE target / READ source: the rkey range */
-} VcxXfer;
-
-/* The WQE at sq_ci while it executes: it lives as long as its QP's incarnation. */
-typedef struct VcxReq {
-    uint8_t wqe[VCX_SEND_WQE_MAX_WQEBBS * VCX_SEND_WQEBB];
-    uint32_t nbb;
-    uint8_t opcode;
-    uint8_t fm_ce_se;
-    uint32_t byte_cnt;          /* for the requester CQE */
-    VcxSgl sgl;
-    VcxPkt pkt;
-    VcxAck ack;
-    VcxXfer x;
-} VcxReq;
-
-/*
- * The responder side: the message arriving in several runs (RC/UC) and the receive WQE
- * it consumed. seq 0: none; a non-zero seq whose owner no longer runs that message
- * (vcx_rx_busy) is a message that will never finish.
- */
-typedef struct VcxRx {
-    uint64_t seq;
-    uint32_t owner;             /* requester QP number ... */
-    uint64_t owner_gen;         /* ... and incarnation */
-    bool held;                  /* a receive WQE consumed, not completed yet */
-    uint16_t index;
-    uint32_t srqn;              /* XRC target: the XRC SRQ it came from, by number ... */
-    uint64_t srq_gen;           /* ... and incarnation */
-    VcxSgl sgl;                 /* its scatter list (also the scratch list of a UD one) */
-} VcxRx;
-
-struct VcxXportQp {
-    VcxReq req;
-    VcxRx rx;
-    uint32_t allow;             /* WQEs the SQ may still start since the last kick */
-    bool fresh;                 /* the doorbell record was not read since the kick */
-};
-
-typedef enum VcxStep {
-    VCX_STEP_DONE,              /* WQE completed, the SQ goes on */
-    VCX_STEP_STOP,              /* the SQ stops: RNR / ACK wait, error */
-    VCX_STEP_MORE,              /* the run's budget ended inside the WQE */
-    VCX_STEP_ANSWER,            /* the message has its answer in the VcxReq's ack */
-} VcxStep;
-
-static const char *const vcx_ack_names[] = {
+const char *const vcx_ack_names[] = {
     "ACK", "RNR NAK", "PSN NAK", "invalid request NAK", "remote access NAK",
     "remote operational NAK", "no response",
 };
 
-static void vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq);
 static void vcx_rnr_timer_cb(void *opaque);
 
 /*
  * Scatter/gather copy
  */
 
-static MemTxResult vcx_sgl_io(VcxState *s, VcxSglCursor *c, uint8_t *buf, uint32_t len,
+MemTxResult vcx_sgl_io(VcxState *s, VcxSglCursor *c, uint8_t *buf, uint32_t len,
                               bool write)
 {
     const VcxSgl *l = c->sgl;
@@ -440,7 +265,7 @@ static uint32_t vcx_xfer_direct(VcxState *s, VcxXfer *x, uint32_t len)
 }
 
 /* A key range as a one-entry list. */
-static void vcx_sgl_single(VcxSgl *l, uint32_t key, uint32_t pdn, uint32_t qpn,
+void vcx_sgl_single(VcxSgl *l, uint32_t key, uint32_t pdn, uint32_t qpn,
                            uint32_t access, uint64_t va, uint32_t len)
 {
     l->n = 1;
@@ -451,30 +276,19 @@ static void vcx_sgl_single(VcxSgl *l, uint32_t key, uint32_t pdn, uint32_t qpn,
     l->sge[0] = (VcxSge) { .key = key, .va = va, .len = len };
 }
 
-/*
- * The receive side of a message: the responder QP's own RQ or SRQ, receive CQ and PD, or
- * for an XRC target the XRC SRQ the message names with that SRQ's CQ and PD (vcx-xrc.c).
- * Computed for each use: a message only names an XRC SRQ by number and incarnation.
- */
-typedef struct VcxRecv {
-    VcxSrq *srq;                /* where receive WQEs come from (NULL: the QP's RQ) */
-    VcxCq *cq;                  /* where receives complete */
-    uint32_t pdn;               /* the PD of rkeys and of send-with-invalidate keys */
-} VcxRecv;
-
-static VcxRecv vcx_recv_own(VcxQp *qp)
+VcxRecv vcx_recv_own(VcxQp *qp)
 {
     return (VcxRecv) { qp->rq_type == VCX_QP_RQ_TYPE_SRQ ? qp->srq : NULL, qp->rcq,
                        qp->pdn };
 }
 
-static VcxRecv vcx_recv_xrc(VcxState *s, VcxSrq *srq)
+VcxRecv vcx_recv_xrc(VcxState *s, VcxSrq *srq)
 {
     return (VcxRecv) { srq, vcx_cq_get(s, srq->cqn), srq->pdn };
 }
 
 /* An XRC target's SRQ by number and incarnation: .srq is NULL once it is gone. */
-static VcxRecv vcx_recv_of(VcxState *s, VcxQp *qp, uint32_t srqn, uint64_t gen)
+VcxRecv vcx_recv_of(VcxState *s, VcxQp *qp, uint32_t srqn, uint64_t gen)
 {
     VcxSrq *srq;
 
@@ -489,7 +303,7 @@ static VcxRecv vcx_recv_of(VcxState *s, VcxQp *qp, uint32_t srqn, uint64_t gen)
 }
 
 /* BTH transport a QP receives: 0xff for none (REG_UMR, XRC initiator). */
-static uint8_t vcx_qp_transport(const VcxQp *qp)
+uint8_t vcx_qp_transport(const VcxQp *qp)
 {
     switch (qp->st) {
     case VCX_QP_ST_RC:
@@ -507,7 +321,7 @@ static uint8_t vcx_qp_transport(const VcxQp *qp)
 }
 
 /* Reliable: RC and XRC (ACKs, NAKs, retries). */
-static bool vcx_qp_reliable(const VcxQp *qp)
+bool vcx_qp_reliable(const VcxQp *qp)
 {
     return qp->st == VCX_QP_ST_RC || qp->st == VCX_QP_ST_XRC;
 }
@@ -527,7 +341,7 @@ static void vcx_cqe_req(uint8_t *cqe, VcxQp *qp, uint16_t wqe_index, uint8_t wqe
     cqe[VCX_CQE_OP_OWN_BYTE] = VCX_CQE_REQ << 4;
 }
 
-static void vcx_cqe_err(uint8_t *cqe, VcxQp *qp, uint8_t cqe_opcode, uint8_t synd,
+void vcx_cqe_err(uint8_t *cqe, VcxQp *qp, uint8_t cqe_opcode, uint8_t synd,
                         uint16_t wqe_index, uint8_t wqe_opcode)
 {
     memset(cqe, 0, VCX_CQE_SIZE);
@@ -541,7 +355,7 @@ static void vcx_cqe_err(uint8_t *cqe, VcxQp *qp, uint8_t cqe_opcode, uint8_t syn
     cqe[VCX_CQE_OP_OWN_BYTE] = cqe_opcode << 4;
 }
 
-static void vcx_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool se)
+void vcx_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool se)
 {
     if (cq) {
         vcx_cq_post(s, cq, cqe, se);
@@ -549,7 +363,7 @@ static void vcx_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool se)
 }
 
 /* A receive WQE completes in error, on the CQ of its receive side (srqn if an SRQ's). */
-static void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
+void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
                               uint16_t index)
 {
     uint8_t cqe[VCX_CQE_SIZE];
@@ -571,7 +385,7 @@ static void vcx_xport_requeue(VcxObjects *o, VcxQp *qp)
     }
 }
 
-static uint32_t vcx_sq_size(VcxQp *qp)
+uint32_t vcx_sq_size(VcxQp *qp)
 {
     return qp->no_sq ? 0 : 1u << qp->log_sq_size;
 }
@@ -598,812 +412,6 @@ uint32_t vcx_xport_queued(VcxState *s)
         n++;
     }
     return n;
-}
-
-/*
- * Flush: every outstanding WQE of a QP in ERR completes with WR_FLUSH_ERR.
- */
-
-static uint64_t vcx_sq_off(VcxQp *qp, uint16_t index)
-{
-    return qp->sq_offset + (uint64_t)(index & (vcx_sq_size(qp) - 1)) * VCX_SEND_WQEBB;
-}
-
-static void vcx_qp_catas(VcxState *s, VcxQp *qp, const char *why)
-{
-    qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x: %s: QP goes to error\n", qp->qpn, why);
-    trace_vcx_err_qp(qp->qpn, why);
-    vcx_qp_srq_event(s, VCX_EVENT_TYPE_WQ_CATAS_ERROR, qp->qpn, VCX_EVENT_QUEUE_TYPE_QP);
-    vcx_qp_to_err(s, qp);
-}
-
-/*
- * Complete the SQ's posted WQEs with WR_FLUSH_ERR (the QP is in ERR), the WQE in
- * execution included, within the budget; true if WQEs are left for another run.
- */
-static bool vcx_flush_sq(VcxState *s, VcxQp *qp, VcxBudget *b)
-{
-    uint8_t cqe[VCX_CQE_SIZE];
-    uint32_t pi = 0, n;
-
-    qp->xs->req.x.active = false;
-    if (qp->no_sq || vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_SEND, &pi) != MEMTX_OK) {
-        return false;
-    }
-    for (n = 0; qp->xs->allow && qp->sq_ci != (uint16_t)pi; n++) {
-        uint8_t ctrl[VCX_WQE_CTRL_SIZE];
-        uint32_t ds = 1, op = 0;
-
-        if (!b->wqes) {
-            break;
-        }
-        b->wqes--;
-        qp->xs->allow--;
-        if (vcx_qbuf_read(s, &qp->buf, vcx_sq_off(qp, qp->sq_ci), ctrl,
-                          sizeof(ctrl)) == MEMTX_OK) {
-            ds = MAX(vcx_get(ctrl, VCX_WQE_CTRL_DS_CNT), 1);
-            op = vcx_get(ctrl, VCX_WQE_CTRL_OPCODE);
-        }
-        vcx_cqe_err(cqe, qp, VCX_CQE_REQ_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, qp->sq_ci, op);
-        vcx_post(s, qp->scq, cqe, false);
-        qp->sq_ci += MIN(DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB),
-                         VCX_SEND_WQE_MAX_WQEBBS);
-    }
-    if (n) {
-        trace_vcx_flush(qp->qpn, "SQ", n);
-    }
-    return !b->wqes && qp->xs->allow && qp->sq_ci != (uint16_t)pi;
-}
-
-/* Complete at most budget posted receive WQEs with WR_FLUSH_ERR; how many it did. */
-static uint32_t vcx_flush_rq(VcxState *s, VcxQp *qp, uint32_t budget)
-{
-    uint8_t cqe[VCX_CQE_SIZE];
-    uint32_t pi = 0, n;
-
-    if (qp->rq_type != VCX_QP_RQ_TYPE_REGULAR ||
-        vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_RECV, &pi) != MEMTX_OK) {
-        return 0;
-    }
-    budget = MIN(budget, 1u << qp->log_rq_size);
-    for (n = 0; n < budget && qp->rq_ci != (uint16_t)pi; n++) {
-        vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, qp->rq_ci, 0);
-        vcx_post(s, qp->rcq, cqe, false);
-        qp->rq_ci++;
-    }
-    if (n) {
-        trace_vcx_flush(qp->qpn, "RQ", n);
-    }
-    return n;
-}
-
-/* A QP in ERR: flush its SQ, then its RQ; true if work is left for another run. */
-static bool vcx_flush_qp(VcxState *s, VcxQp *qp, VcxBudget *b)
-{
-    uint32_t n;
-
-    if (vcx_flush_sq(s, qp, b)) {
-        return true;
-    }
-    if (!b->wqes) {
-        return true;            /* the RQ's turn comes in the next run */
-    }
-    n = vcx_flush_rq(s, qp, b->wqes);
-    b->wqes -= n;
-    return !b->wqes;
-}
-
-/* Fault injection (the qp-error property): false if there is no such QP. */
-bool vcx_xport_qp_fault(VcxState *s, uint32_t qpn)
-{
-    VcxQp *qp = vcx_qp_get(s, qpn);
-
-    if (!qp) {
-        return false;
-    }
-    vcx_qp_catas(s, qp, "fault injected from the monitor");
-    return true;
-}
-
-/*
- * Receives posted to a QP in ERR. IBTA's Error state completes every work request posted
- * to the QP with a flush error, including those posted after the QP entered it, and the
- * kernel's ib_drain_rq (and mlx5_ib's drain_rq) depend on it: they move the QP to ERR,
- * post one receive and wait for its completion. The SQ has a doorbell, so a send posted
- * in ERR is flushed when it rings (vcx_req_run). The RQ has none: software only bumps
- * the receive counter of the doorbell record, which the device reads when a message
- * arrives, and a QP in ERR receives nothing. So the device watches the receive counters
- * of its QPs in ERR that have their own RQ: a timer marks the watch due (err_due) and
- * schedules the executor, which re-reads them, first shortly after the QP entered ERR,
- * then at an interval that doubles up to VCX_ERR_WATCH_MAX_NS and falls back to the
- * shortest whenever it finds work. The flushes count against the executor's WQE budget
- * (at most half of a run while QPs are queued as well); the watch stays due, and the
- * executor goes on in its next run, until a run has looked at every watched QP.
- */
-#define VCX_ERR_WATCH_MIN_NS    (20 * SCALE_US)
-#define VCX_ERR_WATCH_MAX_NS    (10 * SCALE_MS)
-
-static void vcx_err_watch_arm(VcxObjects *o, int64_t interval)
-{
-    int64_t when = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + interval;
-
-    o->err_interval = interval;
-    if (!timer_pending(o->err_timer) || timer_expire_time_ns(o->err_timer) > when) {
-        timer_mod(o->err_timer, when);
-    }
-}
-
-/* The watch's timer: only marks the watch due for the executor. */
-static void vcx_err_watch_cb(void *opaque)
-{
-    VcxState *s = opaque;
-    VcxObjects *o = s->objs;
-
-    o->err_due = true;
-    qemu_bh_schedule(o->bh);
-    if (o->err_count) {
-        vcx_err_watch_arm(o, MIN(o->err_interval * 2, VCX_ERR_WATCH_MAX_NS));
-    }
-}
-
-/* The executor's look at the watched QPs, within the run's WQE budget. */
-static void vcx_err_watch_run(VcxState *s, VcxBudget *b)
-{
-    VcxObjects *o = s->objs;
-    uint32_t share = QTAILQ_EMPTY(&o->runq) ? b->wqes : b->wqes / 2;
-    uint32_t found = 0, i;
-
-    if (vcx_fw_dead(s)) {
-        vcx_err_watch_arm(o, VCX_ERR_WATCH_MAX_NS);     /* dead firmware flushes nothing */
-        return;
-    }
-
-    /* Round robin: each QP looked at goes to the tail, so the budget is shared fairly. */
-    for (i = o->err_count; i && share; i--) {
-        VcxQp *qp = QTAILQ_FIRST(&o->errq);
-        uint32_t n;
-
-        QTAILQ_REMOVE(&o->errq, qp, err_link);
-        QTAILQ_INSERT_TAIL(&o->errq, qp, err_link);
-        n = vcx_flush_rq(s, qp, share);
-        share -= n;
-        b->wqes -= n;
-        found += n;
-    }
-    o->err_due = o->err_count && (i || !share);
-    if (found) {
-        vcx_err_watch_arm(o, VCX_ERR_WATCH_MIN_NS);
-    }
-}
-
-/* The QP entered ERR: watch its receive counter while it stays there. */
-static void vcx_xport_err_watch(VcxState *s, VcxQp *qp)
-{
-    VcxObjects *o = s->objs;
-
-    if (qp->err_watched || qp->rq_type != VCX_QP_RQ_TYPE_REGULAR) {
-        return;
-    }
-    qp->err_watched = true;
-    QTAILQ_INSERT_TAIL(&o->errq, qp, err_link);
-    o->err_count++;
-    vcx_err_watch_arm(o, VCX_ERR_WATCH_MIN_NS);
-}
-
-static void vcx_err_unwatch(VcxState *s, VcxQp *qp)
-{
-    VcxObjects *o = s->objs;
-
-    if (!qp->err_watched) {
-        return;
-    }
-    QTAILQ_REMOVE(&o->errq, qp, err_link);
-    qp->err_watched = false;
-    if (!--o->err_count) {
-        timer_del(o->err_timer);
-        o->err_due = false;
-    }
-}
-
-/*
- * The QP entered ERR (vcx_qp_to_err): the RNR / ACK wait ends, the message it was sending
- * ends (its WQE is flushed with the SQ; the responder is free for other senders at
- * once), a receive WQE consumed by a message that did not finish is flushed now (the
- * flush of the RQ starts after it), and the executor flushes the rest.
- */
-void vcx_xport_qp_err(VcxState *s, VcxQp *qp)
-{
-    VcxRx *rx = &qp->xs->rx;
-
-    qp->xs->req.x.active = false;
-    qp->rnr_wait = false;
-    timer_del(qp->rnr_timer);
-    rx->seq = 0;
-    if (rx->held) {
-        /* an XRC SRQ destroyed since took its WQE with it: nothing to complete */
-        VcxRecv rcv = vcx_recv_of(s, qp, rx->srqn, rx->srq_gen);
-
-        rx->held = false;
-        if (rcv.cq) {
-            vcx_post_resp_err(s, qp, &rcv, VCX_CQE_SYND_WR_FLUSH_ERR, rx->index);
-            trace_vcx_flush(qp->qpn, "receive WQE of an unfinished message", 1);
-        }
-    }
-    vcx_xport_err_watch(s, qp);
-    vcx_xport_kick(s, qp);
-}
-
-/*
- * Responder
- */
-
-/* A message arriving at the responder whose requester still runs it. */
-static bool vcx_rx_busy(VcxState *s, const VcxRx *rx)
-{
-    VcxQp *owner;
-
-    if (!rx->seq) {
-        return false;
-    }
-    owner = vcx_qp_get(s, rx->owner);
-    return owner && owner->gen == rx->owner_gen && owner->xs->req.x.active &&
-           owner->xs->req.x.seq == rx->seq;
-}
-
-static bool vcx_qp_receiving(const VcxQp *qp)
-{
-    return qp->state == VCX_QP_STATE_RTR || qp->state == VCX_QP_STATE_RTS;
-}
-
-/*
- * Next receive WQE of the QP: 1 with its scatter list in sgl, 0 none, -1 error (QP in
- * ERR), -2 a bad segment (the WQE is consumed, *synd says how it completes).
- */
-static int vcx_resp_get_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, VcxSgl *sgl,
-                            uint16_t *index, uint8_t *synd)
-{
-    uint8_t wqe[1u << 9];
-    uint32_t stride, first, pdn;
-    uint32_t recv;
-    const char *why = NULL;
-
-    if (rcv->srq) {
-        int r = vcx_srq_pop(s, rcv->srq, wqe, index);
-
-        if (r <= 0) {
-            *synd = VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-            return r;
-        }
-        stride = 1u << rcv->srq->log_stride;
-        first = VCX_SRQ_NEXT_SEG_SIZE;
-        pdn = rcv->srq->pdn;
-    } else if (qp->rq_type == VCX_QP_RQ_TYPE_REGULAR) {
-        stride = VCX_RQ_STRIDE_MIN << qp->log_rq_stride;
-        if (vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_RECV, &recv) != MEMTX_OK) {
-            vcx_qp_catas(s, qp, "doorbell record not readable");
-            return -1;
-        }
-        if ((uint16_t)(recv - qp->rq_ci) == 0) {
-            return 0;
-        }
-        if (vcx_qbuf_read(s, &qp->buf, (uint64_t)(qp->rq_ci &
-                                                  ((1u << qp->log_rq_size) - 1)) * stride,
-                          wqe, stride) != MEMTX_OK) {
-            vcx_qp_catas(s, qp, "receive WQE not readable");
-            return -1;
-        }
-        *index = qp->rq_ci++;
-        first = 0;
-        pdn = qp->pdn;
-    } else {
-        return 0;
-    }
-    sgl->n = 0;
-    sgl->total = 0;
-    sgl->pdn = pdn;
-    sgl->qpn = qp->qpn;
-    sgl->access = VCX_ACC_LOCAL_WRITE;
-    for (uint32_t off = first; off + VCX_WQE_DATA_SEG_SIZE <= stride;
-         off += VCX_WQE_DATA_SEG_SIZE) {
-        const uint8_t *d = wqe + off;
-        uint32_t lkey = vcx_get(d, VCX_WQE_DATA_LKEY);
-        uint32_t bc = vcx_get(d, VCX_WQE_DATA_BYTE_COUNT);
-        uint64_t va = vcx_get64(d, VCX_WQE_DATA_ADDR);
-
-        if (lkey == VCX_INVALID_LKEY) {
-            break;
-        }
-        /*
-         * The key, PD and access right are checked now; the range only for the bytes a
-         * message writes (vcx_sgl_io), as on ConnectX and rxe: a receive entry may reach
-         * past its key (perftest posts MTU-sized receives).
-         */
-        if (bc & VCX_WQE_INLINE_FLAG) {
-            why = "inline segment in a receive WQE";
-        } else if (!vcx_mkey_check(s, lkey, pdn, qp->qpn, va, 0, VCX_ACC_LOCAL_WRITE,
-                                   &why)) {
-            /* why set by the check */
-        } else {
-            sgl->sge[sgl->n++] = (VcxSge) { .key = lkey, .va = va, .len = bc };
-            sgl->total += bc;
-            continue;
-        }
-        qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x receive WQE 0x%x segment %u lkey "
-                      "0x%x: %s\n", qp->qpn, *index, (off - first) / 16, lkey, why);
-        trace_vcx_err_wqe(qp->qpn, *index, why);
-        *synd = VCX_CQE_SYND_LOCAL_PROT_ERR;
-        return -2;
-    }
-    return 1;
-}
-
-/*
- * The receive WQE for a message: one a message that never finished left consumed (it is
- * this message's now), else the next one of the RQ or SRQ; as vcx_resp_get_wqe().
- */
-static int vcx_resp_take_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint16_t *index,
-                             uint8_t *synd)
-{
-    VcxRx *rx = &qp->xs->rx;
-
-    if (rx->held && vcx_qp_is_xrc_tgt(qp) &&
-        (rx->srqn != rcv->srq->srqn || rx->srq_gen != rcv->srq->gen)) {
-        /* an XRC target's held WQE is of another XRC SRQ: it completes flushed there */
-        VcxRecv old = vcx_recv_of(s, qp, rx->srqn, rx->srq_gen);
-
-        rx->held = false;
-        if (old.cq) {
-            vcx_post_resp_err(s, qp, &old, VCX_CQE_SYND_WR_FLUSH_ERR, rx->index);
-        }
-    }
-    if (rx->held) {
-        rx->held = false;
-        *index = rx->index;
-        return 1;
-    }
-    return vcx_resp_get_wqe(s, qp, rcv, &rx->sgl, index, synd);
-}
-
-/* The 40 bytes in front of a UD receive: the GRH, or an IPv4 header in its last 20. */
-static void vcx_resp_grh(const VcxPkt *pkt, uint8_t *grh, bool *ipv4)
-{
-    static const uint8_t v4_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-    uint32_t plen = VCX_ROCE_HDRS + 8 + pkt->len + 4;       /* + DETH, ICRC */
-
-    memset(grh, 0, VCX_GRH_SIZE);
-    *ipv4 = !memcmp(pkt->dgid, v4_prefix, sizeof(v4_prefix));
-    if (*ipv4) {
-        uint8_t *ip = grh + 20;
-        uint32_t sum = 0;
-
-        ip[0] = 0x45;
-        ip[1] = pkt->tclass;
-        stw_be_p(ip + 2, 20 + plen);
-        stw_be_p(ip + 6, 0x4000);
-        ip[8] = pkt->hop_limit;
-        ip[9] = 17;
-        memcpy(ip + 12, pkt->sgid + 12, 4);
-        memcpy(ip + 16, pkt->dgid + 12, 4);
-        for (int i = 0; i < 20; i += 2) {
-            sum += lduw_be_p(ip + i);
-        }
-        sum = (sum & 0xffff) + (sum >> 16);
-        sum = (sum & 0xffff) + (sum >> 16);
-        stw_be_p(ip + 10, ~sum & 0xffff);
-    } else {
-        stl_be_p(grh, 6u << 28 | (uint32_t)pkt->tclass << 20 | (pkt->flow_label & 0xfffff));
-        stw_be_p(grh + 4, plen);
-        grh[6] = 17;
-        grh[7] = pkt->hop_limit;
-        memcpy(grh + 8, pkt->sgid, 16);
-        memcpy(grh + 24, pkt->dgid, 16);
-    }
-}
-
-static void vcx_resp_error(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
-                           uint16_t index, bool consumed)
-{
-    if (consumed) {
-        vcx_post_resp_err(s, qp, rcv, synd, index);
-    }
-    vcx_qp_to_err(s, qp);
-}
-
-static bool vcx_resp_rkey(VcxState *s, VcxQp *qp, uint32_t pdn, const VcxPkt *pkt,
-                          uint64_t len, uint32_t access, bool allowed, VcxMkey **mk)
-{
-    const char *why = "QP does not allow this remote access";
-
-    *mk = NULL;
-    if (allowed) {
-        *mk = vcx_mkey_check(s, pkt->rkey, pdn, qp->qpn, pkt->va, len, access, &why);
-    }
-    if (!*mk) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x rkey 0x%x va 0x%" PRIx64 " len %"
-                      PRIu64 ": %s\n", qp->qpn, pkt->rkey, pkt->va, len, why);
-        trace_vcx_err_rkey(qp->qpn, pkt->rkey, pkt->va, why);
-    }
-    return *mk != NULL;
-}
-
-/* The message's data phase starts: payload of len bytes to move. */
-static void vcx_resp_open(VcxState *s, VcxQp *qp, VcxQp *req, VcxXfer *x, uint64_t len,
-                          bool whole)
-{
-    VcxRx *rx = &qp->xs->rx;
-
-    x->active = true;
-    x->whole = whole;
-    x->left = len;
-    x->resp_qpn = qp->qpn;
-    x->resp_gen = qp->gen;
-    x->seq = ++s->objs->xfer_seq;
-    if (!whole && !x->read) {
-        /* the responder is busy with it until vcx_resp_end() */
-        rx->seq = x->seq;
-        rx->owner = req->qpn;
-        rx->owner_gen = req->gen;
-        if (x->uses_rx) {
-            rx->held = true;
-            rx->index = x->index;
-            rx->srqn = x->srqn;
-            rx->srq_gen = x->srq_gen;
-        }
-    }
-    trace_vcx_xfer_open(req->qpn, qp->qpn, x->seq, len);
-}
-
-/*
- * Responder, first packet: every check, the receive WQE, UD's GRH area. The message is
- * answered at once in rq->ack, or its payload is left to the data phase (rq->x.active).
- */
-static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
-{
-    const VcxPkt *pkt = &rq->pkt;
-    VcxAck *ack = &rq->ack;
-    VcxXfer *x = &rq->x;
-    uint8_t op = pkt->opcode & IB_OP_MASK;
-    uint8_t transport = pkt->opcode & ~IB_OP_MASK;
-    VcxQp *qp = vcx_qp_by_wire_qpn(s, pkt->dqpn);
-    bool xrc = transport == IB_TRANSPORT_XRC;
-    bool rc = transport == IB_TRANSPORT_RC || xrc, ud = transport == IB_TRANSPORT_UD;
-    VcxRecv rcv;
-    VcxSglCursor dst;
-    VcxSgl *sgl;
-    uint16_t index = 0;
-    uint8_t synd = 0;
-    VcxMkey *mk = NULL;
-    int r;
-
-    memset(x, 0, offsetof(VcxXfer, remote));
-    x->op = op;
-    ack->type = VCX_NO_RESPONSE;
-    if (!qp || vcx_qp_transport(qp) != transport || !vcx_qp_receiving(qp)) {
-        trace_vcx_resp_drop(pkt->dqpn, "no ready QP of that type");
-        return;
-    }
-    if (ud && pkt->qkey != qp->q_key) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vcx: %s QP 0x%x Q_Key 0x%x, message from QP 0x%x "
-                      "carries 0x%x: dropped\n", qp->st == VCX_QP_ST_QP1 ? "GSI" : "UD",
-                      qp->qpn, qp->q_key, pkt->sqpn, pkt->qkey);
-        trace_vcx_resp_drop(qp->qpn, "Q_Key mismatch");
-        return;
-    }
-    if (!ud && pkt->psn != qp->rq_psn) {
-        trace_vcx_resp_drop(qp->qpn, "PSN out of sequence");
-        ack->type = rc ? VCX_NAK_SEQ : VCX_NO_RESPONSE;
-        return;
-    }
-    if (!ud && vcx_rx_busy(s, &qp->xs->rx)) {
-        /* a second sender interleaving its packets with the message in progress */
-        qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x: message from QP 0x%x while one from "
-                      "QP 0x%x is arriving: out of sequence\n", qp->qpn, pkt->sqpn,
-                      qp->xs->rx.owner);
-        trace_vcx_err_qp(qp->qpn, "message from a second sender while one is arriving");
-        ack->type = rc ? VCX_NAK_SEQ : VCX_NO_RESPONSE;
-        return;
-    }
-    if (xrc) {
-        /* the XRCETH names the SRQ, which must be of the target's domain (vcx-xrc.c) */
-        const char *why = NULL;
-        VcxSrq *srq = vcx_xrc_target_srq(s, qp, pkt->xrc_srqn, &why);
-
-        if (!srq) {
-            vcx_xrc_invalid_request(s, qp, pkt->xrc_srqn, why);
-            ack->type = VCX_NAK_INV_REQ;
-            return;
-        }
-        rcv = vcx_recv_xrc(s, srq);
-        x->srqn = srq->srqn;
-        x->srq_gen = srq->gen;
-    } else {
-        rcv = vcx_recv_own(qp);
-    }
-    if (!xrc && qp->rq_type == VCX_QP_RQ_TYPE_ZERO_SIZE &&
-        (op == IB_OP_SEND_ONLY || op == IB_OP_SEND_ONLY_IMM || op == IB_OP_SEND_ONLY_INV ||
-         op == IB_OP_WRITE_ONLY_IMM)) {
-        trace_vcx_resp_drop(qp->qpn, "message needs a receive queue, the QP has none");
-        ack->type = rc ? VCX_NAK_INV_REQ : VCX_NO_RESPONSE;
-        return;
-    }
-
-    switch (op) {
-    case IB_OP_READ_REQUEST:
-        if (!vcx_resp_rkey(s, qp, rcv.pdn, pkt, pkt->dma_len, VCX_ACC_REMOTE_READ, qp->rre,
-                           &mk)) {
-            goto access_error;
-        }
-        /* the read responses: the requester pulls them in its data phase */
-        x->read = true;
-        vcx_sgl_single(&x->remote, pkt->rkey, rcv.pdn, qp->qpn, VCX_ACC_REMOTE_READ,
-                       pkt->va, pkt->dma_len);
-        if (pkt->dma_len) {
-            vcx_resp_open(s, qp, req, x, pkt->dma_len, false);
-            x->src = (VcxSglCursor) { .sgl = &x->remote };
-            x->dst = (VcxSglCursor) { .sgl = &rq->sgl };
-        }
-        goto ack;
-    case IB_OP_COMPARE_SWAP:
-    case IB_OP_FETCH_ADD: {
-        uint8_t v[8];
-        uint64_t orig, val;
-        bool big;
-
-        if (pkt->va & 7) {
-            trace_vcx_err_rkey(qp->qpn, pkt->rkey, pkt->va, "atomic not 8-byte aligned");
-            ack->type = VCX_NAK_INV_REQ;
-            vcx_qp_to_err(s, qp);
-            return;
-        }
-        if (!vcx_resp_rkey(s, qp, rcv.pdn, pkt, 8, VCX_ACC_REMOTE_ATOMIC, qp->rae, &mk)) {
-            goto access_error;
-        }
-        if (vcx_mkey_rw(s, mk, pkt->va, v, 8, false) != MEMTX_OK) {
-            goto op_error;
-        }
-        /* the byte order the driver chose (atomic_req_8B_endianness_mode) */
-        big = vcx_atomic_big_endian(s);
-        orig = big ? ldq_be_p(v) : ldq_le_p(v);
-        val = op == IB_OP_FETCH_ADD ? orig + pkt->swap_add
-                                    : (orig == pkt->compare ? pkt->swap_add : orig);
-        if (big) {
-            stq_be_p(v, val);
-        } else {
-            stq_le_p(v, val);
-        }
-        if (vcx_mkey_rw(s, mk, pkt->va, v, 8, true) != MEMTX_OK) {
-            goto op_error;
-        }
-        ack->atomic_orig = orig;
-        goto ack;
-    }
-    case IB_OP_WRITE_ONLY:
-    case IB_OP_WRITE_ONLY_IMM:
-        if (pkt->len &&
-            !vcx_resp_rkey(s, qp, rcv.pdn, pkt, pkt->len, VCX_ACC_REMOTE_WRITE, qp->rwe,
-                           &mk)) {
-            goto access_error;
-        }
-        if (op == IB_OP_WRITE_ONLY_IMM) {
-            r = vcx_resp_take_wqe(s, qp, &rcv, &index, &synd);
-            if (r == 0) {
-                goto rnr;
-            } else if (r < 0) {
-                vcx_resp_error(s, qp, &rcv, synd, index, r == -2);
-                ack->type = rc ? VCX_NAK_REM_OP : VCX_NO_RESPONSE;
-                return;
-            }
-            x->uses_rx = true;
-            x->index = index;
-            x->cqe_op = VCX_CQE_RESP_WR_IMM;
-        }
-        vcx_sgl_single(&x->remote, pkt->rkey, rcv.pdn, qp->qpn, VCX_ACC_REMOTE_WRITE,
-                       pkt->va, pkt->len);
-        vcx_resp_open(s, qp, req, x, pkt->len, false);
-        x->src = (VcxSglCursor) { .sgl = pkt->payload };
-        x->dst = (VcxSglCursor) { .sgl = &x->remote };
-        goto ack;
-    case IB_OP_SEND_ONLY:
-    case IB_OP_SEND_ONLY_IMM:
-    case IB_OP_SEND_ONLY_INV: {
-        uint64_t need = pkt->len + (ud ? VCX_GRH_SIZE : 0);
-
-        r = vcx_resp_take_wqe(s, qp, &rcv, &index, &synd);
-        if (r == 0) {
-            goto rnr;
-        } else if (r < 0) {
-            vcx_resp_error(s, qp, &rcv, synd, index, r == -2);
-            ack->type = rc ? VCX_NAK_REM_OP : VCX_NO_RESPONSE;
-            return;
-        }
-        sgl = &qp->xs->rx.sgl;
-        if (need > sgl->total) {
-            qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x receive WQE 0x%x holds %" PRIu64
-                          " bytes, message needs %" PRIu64 "\n", qp->qpn, index,
-                          sgl->total, need);
-            trace_vcx_err_wqe(qp->qpn, index, "receive WQE too short");
-            vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_LENGTH_ERR, index, true);
-            ack->type = rc ? VCX_NAK_INV_REQ : VCX_NO_RESPONSE;
-            return;
-        }
-        dst = (VcxSglCursor) { .sgl = sgl };
-        if (ud) {
-            uint8_t grh[VCX_GRH_SIZE];
-            bool ipv4;
-
-            vcx_resp_grh(pkt, grh, &ipv4);
-            if (vcx_sgl_io(s, &dst, grh, sizeof(grh), true) != MEMTX_OK) {
-                vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_PROT_ERR, index, true);
-                return;
-            }
-            x->l3 = ipv4 ? VCX_CQE_ROCE_L3_IPV4 : VCX_CQE_ROCE_L3_IPV6;
-        }
-        x->uses_rx = true;
-        x->scatter = true;
-        x->index = index;
-        x->cqe_op = op == IB_OP_SEND_ONLY_INV ? VCX_CQE_RESP_SEND_INV :
-                    op == IB_OP_SEND_ONLY_IMM ? VCX_CQE_RESP_SEND_IMM : VCX_CQE_RESP_SEND;
-        vcx_resp_open(s, qp, req, x, pkt->len, ud);
-        x->src = (VcxSglCursor) { .sgl = pkt->payload };
-        x->dst = dst;
-        goto ack;
-    }
-    default:
-        ack->type = rc ? VCX_NAK_INV_REQ : VCX_NO_RESPONSE;
-        vcx_qp_to_err(s, qp);
-        return;
-    }
-
-ack:
-    ack->type = VCX_ACK;
-    if (!x->active && !x->read) {
-        /* nothing to move: the message is complete (atomics, zero-length WRITE) */
-        if (!ud) {
-            qp->rq_psn = (qp->rq_psn + pkt->npkts) & VCX_PSN_MASK;
-            qp->msn = (qp->msn + 1) & VCX_PSN_MASK;
-        }
-    } else if (x->read) {
-        /* the READ request is accepted: its responses follow in the data phase */
-        qp->rq_psn = (qp->rq_psn + pkt->npkts) & VCX_PSN_MASK;
-        qp->msn = (qp->msn + 1) & VCX_PSN_MASK;
-    }
-    return;
-rnr:
-    trace_vcx_resp_rnr(qp->qpn, qp->min_rnr_nak);
-    ack->type = rc ? VCX_NAK_RNR : VCX_NO_RESPONSE;
-    ack->rnr_timer = qp->min_rnr_nak;
-    return;
-access_error:
-    ack->type = rc ? VCX_NAK_REM_ACCESS : VCX_NO_RESPONSE;
-    if (rc) {
-        vcx_qp_to_err(s, qp);
-    }
-    return;
-op_error:
-    ack->type = rc ? VCX_NAK_REM_OP : VCX_NO_RESPONSE;
-    vcx_qp_to_err(s, qp);
-}
-
-/* The responder ends the message once its payload has moved: CQE, PSN. */
-static void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
-                         VcxAck *ack)
-{
-    bool ud = vcx_qp_is_dgram(qp);
-    uint8_t cqe[VCX_CQE_SIZE];
-    VcxRx *rx = &qp->xs->rx;
-    /* an XRC SRQ is still there: vcx_xfer_run checked it before ending the message */
-    VcxRecv rcv = vcx_recv_of(s, qp, x->srqn, x->srq_gen);
-
-    rx->seq = 0;
-    ack->type = VCX_ACK;
-    if (x->uses_rx) {
-        rx->held = false;
-        if (x->op == IB_OP_SEND_ONLY_INV) {
-            VcxMkey *inv = vcx_mkey_get(s, pkt->inv_rkey);
-
-            if (!inv || inv->pdn != rcv.pdn || !inv->umr_en ||
-                (inv->access_mode == VCX_MKC_ACCESS_MODE_KLM &&
-                 (!inv->en_rinval || inv->qpn != qp->qpn))) {
-                qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x send with invalidate of "
-                              "key 0x%x: not an invalidatable key of the QP's PD\n",
-                              qp->qpn, pkt->inv_rkey);
-                trace_vcx_err_rkey(qp->qpn, pkt->inv_rkey, 0, "cannot invalidate");
-                vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_QP_OP_ERR, x->index, true);
-                ack->type = VCX_NAK_INV_REQ;
-                return;
-            }
-            inv->free = true;
-            if (inv->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-                inv->qpn = VCX_MKC_QPN_UNBOUND;     /* a type 2 window, unbound */
-            }
-        }
-        /* A receive WQE was consumed: its completion. */
-        memset(cqe, 0, sizeof(cqe));
-        if (ud) {
-            vcx_set(cqe, VCX_CQE_GRH, 1);
-            vcx_set(cqe, VCX_CQE_ROCE_L3_TYPE, x->l3);
-        }
-        vcx_set(cqe, VCX_CQE_RQPN, pkt->sqpn);
-        if (rcv.srq) {
-            vcx_set(cqe, VCX_CQE_SRQN_UIDX, rcv.srq->srqn);
-        }
-        vcx_set(cqe, VCX_CQE_IMM_INVAL_PKEY,
-                x->cqe_op == VCX_CQE_RESP_SEND_INV ? pkt->inv_rkey :
-                (x->cqe_op == VCX_CQE_RESP_SEND ? 0 : pkt->imm));
-        if (qp->st == VCX_QP_ST_QP1) {
-            /* GSI receives report the packet's BTH P_Key here (mlx5 CQE "pkey") */
-            if (x->cqe_op == VCX_CQE_RESP_SEND) {
-                vcx_set(cqe, VCX_CQE_IMM_INVAL_PKEY, VCX_DEFAULT_PKEY);
-            }
-            s->objs->qp1_received++;
-        }
-        vcx_set(cqe, VCX_CQE_BYTE_CNT, pkt->len + (ud ? VCX_GRH_SIZE : 0));
-        vcx_set(cqe, VCX_CQE_QPN, qp->qpn);
-        vcx_set(cqe, VCX_CQE_WQE_COUNTER, x->index);
-        cqe[VCX_CQE_OP_OWN_BYTE] = x->cqe_op << 4;
-        vcx_post(s, rcv.cq, cqe, pkt->se);
-    }
-    if (!ud) {
-        qp->rq_psn = (qp->rq_psn + pkt->npkts) & VCX_PSN_MASK;
-        qp->msn = (qp->msn + 1) & VCX_PSN_MASK;
-    }
-}
-
-/* A chunk of the payload could not move: how the responder and the answer take it. */
-static void vcx_resp_fault(VcxState *s, VcxQp *qp, VcxXfer *x, bool src_fault,
-                           VcxAck *ack)
-{
-    bool rc = vcx_qp_reliable(qp);
-    VcxRx *rx = &qp->xs->rx;
-    VcxRecv rcv = vcx_recv_of(s, qp, x->srqn, x->srq_gen);
-
-    rx->seq = 0;
-    ack->type = rc ? VCX_NAK_REM_OP : VCX_NO_RESPONSE;
-    if (x->scatter && !src_fault) {
-        /* a SEND the receive WQE cannot hold: that WQE completes with the error */
-        rx->held = false;
-        vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_PROT_ERR, x->index, true);
-        return;
-    }
-    /*
-     * Remote operational error: the responder fails, and the receive WQE the message
-     * consumed, if any, is flushed with it (vcx_xport_qp_err).
-     */
-    if (x->uses_rx) {
-        rx->held = true;
-        rx->index = x->index;
-        rx->srqn = x->srqn;
-        rx->srq_gen = x->srq_gen;
-    }
-    if (qp->state == VCX_QP_STATE_ERR) {
-        vcx_xport_qp_err(s, qp);
-    } else {
-        vcx_qp_to_err(s, qp);
-    }
-}
-
-/* Hand a message to its destination; only QPs of this port exist so far. */
-static void vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
-{
-    const VcxPkt *pkt = &rq->pkt;
-
-    trace_vcx_pkt(pkt->opcode, pkt->sqpn, pkt->dqpn, pkt->psn, pkt->npkts, pkt->len);
-    memset(&rq->ack, 0, sizeof(rq->ack));
-    rq->x.active = false;
-    /*
-     * A port that is not operationally up (link property off, or PAOS admin down)
-     * carries nothing, loopback included: the message is lost as on a dead wire, so RC
-     * retries until its retry count is spent and UC/UD complete without delivery.
-     */
-    if (!vcx_port_oper_up(s)) {
-        trace_vcx_resp_drop(pkt->dqpn, "port down");
-        rq->ack.type = VCX_NO_RESPONSE;
-        return;
-    }
-    vcx_resp_begin(s, qp, rq);
-    if (!rq->x.active) {
-        trace_vcx_ack(pkt->dqpn, vcx_ack_names[rq->ack.type]);
-    }
 }
 
 /*

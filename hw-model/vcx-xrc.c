@@ -23,7 +23,7 @@
  * Lifetimes: an XRC SRQ holds its domain, CQ and PD; a QP holds the domain it names. A
  * target does not hold the SRQs its messages name (any SRQ of its domain, by number),
  * so the engine names them by number and incarnation (srq->gen) across runs and looks
- * again before it writes a CQE (vcx-xport.c).
+ * again before it writes a CQE (vcx-resp.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
