@@ -11,8 +11,8 @@
  * rather than answered with a zeroed page: Linux only asks for a type when a GENERAL bit
  * announces it, and all such bits are 0, so a query for another type is a driver bug
  * worth reporting. Values describe only what the device implements (the RDMA object
- * limits come from vcx-obj.h); features that are not there (XRC, KLM/indirect UMR, masked atomics, DC,
- * ...) report 0. ATOMIC: 8-byte compare-swap and fetch-add on RC QPs, in big-endian
+ * limits come from vcx-obj.h); features that are not there (KLM/indirect UMR, masked
+ * atomics, DC, ...) report 0. ATOMIC: 8-byte compare-swap and fetch-add on RC QPs, in big-endian
  * (mode 0, the PRM default) or host byte order (mode 1, which the driver selects with
  * SET_HCA_CAP; MAX reports 1 as the highest mode accepted). SET_HCA_CAP
  * changes only the fields listed in vcx_cap_settable, each bounded by its MAX value; the
@@ -110,6 +110,9 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(RC, 1, 1),
     GEN(UC, 1, 1),
     GEN(UD, 1, 1),
+    /* XRC domains, XRC SRQs and XRC QPs (vcx-xrc.c); XRC SRQs obey the SRQ limits */
+    GEN(XRC, 1, 1),
+    GEN(LOG_MAX_XRCD, VCX_LOG_MAX_XRCD, VCX_LOG_MAX_XRCD),
     GEN(ATOMIC, 1, 1),
     /* MODIFY_CQ resize (vcx-cq.c) */
     GEN(CQ_RESIZE, 1, 1),
@@ -117,7 +120,7 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(UMR_EXTENDED_TRANSLATION_OFFSET, 1, 1),
     /* memory windows: KLM keys bound by UMR WQEs, invalidation (vcx-mkey.c) */
     GEN(IMAICL, 1, 1),
-    /* what vcx-xport.c executes: 8-byte CS and FA on RC QPs, no DC */
+    /* what vcx-xport.c executes: 8-byte CS and FA on RC and XRC QPs, no DC */
     ATOM(REQ_8B_ENDIANNESS_MODE, VCX_ATOMIC_REQ_MODE_HOST, VCX_ATOMIC_REQ_MODE_BE),
     ATOM(SUPPORTED_REQ_8B_ENDIANNESS_MODE_1, 1, 1),
     ATOM(OPERATIONS, VCX_ATOMIC_OP_CMP_SWAP | VCX_ATOMIC_OP_FETCH_ADD,

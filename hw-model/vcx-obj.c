@@ -50,6 +50,15 @@ static const VcxCmdDesc vcx_obj_cmd_table[] = {
     CMD(MODIFY_RMP, vcx_cmd_modify_rmp, VCX_MODIFY_RMP_IN_LEN, VCX_OBJ_CMD_LEN, OPM(0)),
     CMD(QUERY_RMP, vcx_cmd_query_rmp, VCX_OBJ_CMD_LEN, VCX_QUERY_RMP_OUT_LEN, OPM(0)),
     CMD(DESTROY_RMP, vcx_cmd_destroy_rmp, VCX_OBJ_CMD_LEN, VCX_OBJ_CMD_LEN, OPM(0)),
+    CMD(ALLOC_XRCD, vcx_cmd_alloc_xrcd, VCX_OBJ_CMD_LEN, VCX_OBJ_CMD_LEN, OPM(0)),
+    CMD(DEALLOC_XRCD, vcx_cmd_dealloc_xrcd, VCX_OBJ_CMD_LEN, VCX_OBJ_CMD_LEN, OPM(0)),
+    CMD(CREATE_XRC_SRQ, vcx_cmd_create_xrc_srq, VCX_CREATE_XRC_SRQ_IN_LEN, VCX_OBJ_CMD_LEN,
+        OPM(0)),
+    CMD(DESTROY_XRC_SRQ, vcx_cmd_destroy_xrc_srq, VCX_OBJ_CMD_LEN, VCX_OBJ_CMD_LEN, OPM(0)),
+    CMD(QUERY_XRC_SRQ, vcx_cmd_query_xrc_srq, VCX_OBJ_CMD_LEN, VCX_QUERY_XRC_SRQ_OUT_LEN,
+        OPM(0)),
+    CMD(ARM_XRC_SRQ, vcx_cmd_arm_xrc_srq, VCX_OBJ_CMD_LEN, VCX_OBJ_CMD_LEN,
+        OPM(VCX_ARM_XRC_SRQ_OP_MOD_XRC_SRQ)),
 };
 
 #undef CMD
@@ -271,6 +280,7 @@ void vcx_obj_init(VcxState *s)
     vcx_obj_table_init(&o->cqs, VCX_LOG_MAX_CQ, 1);
     vcx_obj_table_init(&o->qps, VCX_LOG_MAX_QP, VCX_FIRST_QPN);
     vcx_obj_table_init(&o->srqs, VCX_LOG_MAX_SRQ, 1);
+    vcx_obj_table_init(&o->xrcds, VCX_LOG_MAX_XRCD, 1);
     s->objs = o;
     vcx_xport_init(s);
 }
@@ -299,6 +309,7 @@ void vcx_obj_reset(VcxState *s)
     VCX_OBJ_TABLE_DRAIN(s, &o->cqs, vcx_cq_free);
     VCX_OBJ_TABLE_DRAIN(s, &o->mkeys, vcx_mkey_free);
     VCX_OBJ_TABLE_DRAIN(s, &o->pds, vcx_pd_free);
+    VCX_OBJ_TABLE_DRAIN(s, &o->xrcds, vcx_xrcd_free);
     trace_vcx_obj_reset();
 }
 
@@ -316,6 +327,7 @@ void vcx_obj_free(VcxState *s)
     g_free(o->cqs.slot);
     g_free(o->qps.slot);
     g_free(o->srqs.slot);
+    g_free(o->xrcds.slot);
     g_free(o);
     s->objs = NULL;
 }
@@ -326,7 +338,7 @@ uint32_t vcx_obj_count(VcxState *s)
     VcxObjects *o = s->objs;
 
     return o ? o->pds.count + o->mkeys.count + o->cqs.count + o->qps.count +
-               o->srqs.count : 0;
+               o->srqs.count + o->xrcds.count : 0;
 }
 
 /* The kind of object, if any, created on UAR page uar (DEALLOC_UAR refuses then). */
@@ -344,7 +356,8 @@ VcxUarUser vcx_obj_uar_user(VcxState *s, uint32_t uar)
     for (uint32_t n = 0; o && n < o->qps.size; n++) {
         VcxQp *qp = o->qps.slot[n];
 
-        if (qp && qp->uar_page == uar) {
+        /* an XRC target rings no doorbell; mlx5_ib leaves its uar_page 0 */
+        if (qp && qp->uar_page == uar && !vcx_qp_is_xrc_tgt(qp)) {
             return VCX_UAR_USER_QP;
         }
     }

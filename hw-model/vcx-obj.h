@@ -1,7 +1,7 @@
 /*
- * vcx: RDMA objects (PD, MKEY, CQ, QP, SRQ/RMP) and the transport engine, shared by
- * vcx-obj.c (tables, command table, reset), vcx-pd.c, vcx-mkey.c, vcx-cq.c, vcx-qp.c,
- * vcx-srq.c and vcx-xport.c.
+ * vcx: RDMA objects (PD, XRCD, MKEY, CQ, QP, SRQ/RMP/XRC SRQ) and the transport engine,
+ * shared by vcx-obj.c (tables, command table, reset), vcx-pd.c, vcx-mkey.c, vcx-cq.c,
+ * vcx-qp.c, vcx-srq.c, vcx-xrc.c and vcx-xport.c.
  *
  * Object numbers index fixed-size tables (VcxObjTable); every object that names another
  * (a QP its CQs, SRQ and PD; an MKEY its PD; ...) holds a reference counted in the
@@ -26,6 +26,7 @@
 
 /* Limits reported in the capabilities (vcx-cmd-hca.c uses the same constants). */
 #define VCX_LOG_MAX_PD          16
+#define VCX_LOG_MAX_XRCD        16
 #define VCX_LOG_MAX_MKEY        16
 #define VCX_LOG_MAX_CQ          12
 #define VCX_LOG_MAX_CQ_SZ       22
@@ -65,6 +66,12 @@ typedef struct VcxPd {
     uint32_t pdn;
     uint32_t refs;              /* MKEYs, QPs and SRQs of this PD */
 } VcxPd;
+
+/* An XRC domain (vcx-xrc.c): a number XRC SRQs and XRC QPs name. */
+typedef struct VcxXrcd {
+    uint32_t xrcdn;
+    uint32_t refs;              /* SRQs and QPs naming it */
+} VcxXrcd;
 
 typedef struct VcxMkey {
     uint32_t index;
@@ -112,16 +119,19 @@ typedef struct VcxCq {
 
 typedef struct VcxSrq {
     uint32_t srqn;
-    bool rmp;                   /* created by CREATE_RMP (else CREATE_SRQ) */
+    bool rmp;                   /* created by CREATE_RMP ... */
+    bool xrc;                   /* ... or by CREATE_XRC_SRQ (else CREATE_SRQ) */
     bool error;
+    uint64_t gen;               /* incarnation, for messages that name it by number */
     uint8_t log_size;
     uint8_t log_stride;         /* full log2 of the WQE size */
     uint8_t log_page_size;      /* log2(page size) - 12 */
     uint8_t page_offset;        /* 64-byte units */
     bool basic_cyclic;
     uint32_t pdn;
-    uint32_t xrcd;
-    uint32_t cqn;
+    uint32_t xrcd;              /* non-zero: an XRC SRQ of that domain, holding it ... */
+    uint32_t cqn;               /* ... and this CQ, where its receives complete */
+    uint32_t user_index;        /* CREATE_XRC_SRQ: stored, unused (cqe_version 0) */
     uint32_t uar_page;
     uint16_t lwm;               /* 0: limit event disarmed */
     uint64_t dbr_addr;
@@ -159,6 +169,7 @@ struct VcxQp {
     uint8_t log_sra_max, log_rra_max;
     /* objects held */
     VcxPd *pd;
+    VcxXrcd *xrcd;              /* XRC QPs: the domain named (a target's SRQs are its) */
     VcxCq *scq, *rcq;
     VcxSrq *srq;
     VcxQBuf buf;
@@ -184,7 +195,7 @@ struct VcxQp {
 };
 
 typedef struct VcxObjects {
-    VcxObjTable pds, mkeys, cqs, qps, srqs;
+    VcxObjTable pds, mkeys, cqs, qps, srqs, xrcds;
     QTAILQ_HEAD(, VcxQp) runq;  /* QPs with work for the executor */
     QEMUBH *bh;                 /* the executor: one guarded bottom half (vcx-xport.c) */
     uint64_t runs;              /* executor runs since the device was created */
@@ -224,6 +235,7 @@ VcxCq *vcx_cq_get(VcxState *s, uint32_t cqn);
 VcxQp *vcx_qp_get(VcxState *s, uint32_t qpn);
 VcxSrq *vcx_srq_get(VcxState *s, uint32_t srqn);
 VcxMkey *vcx_mkey_get(VcxState *s, uint32_t key);
+VcxXrcd *vcx_xrcd_get(VcxState *s, uint32_t xrcdn);
 
 /* vcx-pd.c */
 uint8_t vcx_cmd_alloc_pd(VcxState *s, VcxCmd *cmd);
@@ -292,6 +304,18 @@ uint32_t vcx_qp_wire_qpn(const VcxQp *qp);
 VcxQp *vcx_qp_by_wire_qpn(VcxState *s, uint32_t dqpn);
 
 /* vcx-srq.c */
+typedef struct VcxSrqParams {
+    uint32_t log_size, log_stride, log_page, page_offset, pdn, lwm, xrcd, cqn, uar;
+    uint32_t user_index;
+    uint64_t dbr;
+    const uint8_t *pas;
+    uint32_t pas_room;
+} VcxSrqParams;
+/* Checks and creation common to CREATE_SRQ, CREATE_RMP and CREATE_XRC_SRQ. */
+uint8_t vcx_srq_create(VcxState *s, VcxCmd *cmd, const VcxSrqParams *p, bool rmp, bool xrc,
+                       uint32_t *srqn);
+uint8_t vcx_srq_set_lwm(VcxCmd *cmd, VcxSrq *srq, uint32_t lwm);
+uint16_t vcx_srq_sw_counter(VcxState *s, VcxSrq *srq);
 uint8_t vcx_cmd_create_srq(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_destroy_srq(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_query_srq(VcxState *s, VcxCmd *cmd);
@@ -304,6 +328,25 @@ void vcx_srq_free(VcxState *s, VcxSrq *srq);
 /* Take the next WQE of an SRQ: 1 taken, 0 none posted, -1 SRQ in error. */
 int vcx_srq_pop(VcxState *s, VcxSrq *srq, uint8_t *wqe, uint16_t *index);
 void vcx_qp_srq_event(VcxState *s, uint8_t type, uint32_t number, uint8_t queue_type);
+
+/* vcx-xrc.c: XRC domains, XRC SRQs, the XRC checks of CREATE_QP and of the responder */
+uint8_t vcx_cmd_alloc_xrcd(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_dealloc_xrcd(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_create_xrc_srq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_destroy_xrc_srq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_query_xrc_srq(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_arm_xrc_srq(VcxState *s, VcxCmd *cmd);
+void vcx_xrcd_free(VcxState *s, VcxXrcd *x);
+/* CREATE_QP of st XRC: the initiator / target rules; *xrcd is the domain to hold. */
+uint8_t vcx_xrc_qp_check(VcxState *s, VcxCmd *cmd, const uint8_t *qpc, VcxXrcd **xrcd);
+static inline bool vcx_qp_is_xrc_tgt(const VcxQp *qp)
+{
+    return qp->st == VCX_QP_ST_XRC && qp->no_sq;
+}
+/* The SRQ an XRC target serves a message naming srqn with; NULL and why if none. */
+VcxSrq *vcx_xrc_target_srq(VcxState *s, VcxQp *qp, uint32_t srqn, const char **why);
+/* An XRC target refuses a message (invalid XRCETH / XRC domain violation): to ERR. */
+void vcx_xrc_invalid_request(VcxState *s, VcxQp *qp, uint32_t srqn, const char *why);
 
 /* vcx-xport.c: transport engine */
 void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t value,

@@ -2,7 +2,8 @@
  * vcx: queue pairs (PRM "Queue Pair"): CREATE_QP, the state transitions RST2INIT,
  * INIT2INIT, INIT2RTR, RTR2RTS, RTS2RTS, 2ERR and 2RST, QUERY_QP and DESTROY_QP.
  *
- * Transport types RC, UC, UD and QP1 (the GSI QP: one per port, UD-like; its wire
+ * Transport types RC, UC, UD, XRC (initiator and target, vcx-xrc.c: transitions and
+ * attributes as RC) and QP1 (the GSI QP: one per port, UD-like; its wire
  * number is 1, see vcx_qp_wire_qpn()), and REG_UMR: the send-only QP a kernel driver
  * keeps to post UMR WQEs that change any memory key (mlx5_ib's UMR QP for rereg), which
  * takes no context fields but port, P_Key index, MTU and message size in its transitions
@@ -62,8 +63,10 @@ enum {
 #define ST_UD           (1u << VCX_QP_ST_UD)
 #define ST_QP1          (1u << VCX_QP_ST_QP1)
 #define ST_REG_UMR      (1u << VCX_QP_ST_REG_UMR)
+#define ST_XRC          (1u << VCX_QP_ST_XRC)
 #define ST_DGRAM        (ST_UD | ST_QP1)
-#define ST_ALL          (ST_RC | ST_UC | ST_UD | ST_QP1 | ST_REG_UMR)
+#define ST_RCX          (ST_RC | ST_XRC)        /* reliable connected: RC and XRC */
+#define ST_ALL          (ST_RC | ST_UC | ST_UD | ST_QP1 | ST_REG_UMR | ST_XRC)
 
 /* Transitions that carry a context. */
 enum {
@@ -114,33 +117,33 @@ static const VcxQpParam vcx_qp_params[] = {
     PA("vhca_port_num", VCX_ADS_VHCA_PORT_NUM, T_RST2INIT, T_INIT2INIT | T_INIT2RTR,
        VCX_QP_OPTPAR_PRI_PORT, ST_ALL),
     P("q_key", VCX_QPC_Q_KEY, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_Q_KEY, ST_DGRAM),
-    P("rre", VCX_QPC_RRE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RRE, ST_RC),
-    P("rwe", VCX_QPC_RWE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RWE, ST_RC | ST_UC),
-    P("rae", VCX_QPC_RAE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RAE, ST_RC),
+    P("rre", VCX_QPC_RRE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RRE, ST_RCX),
+    P("rwe", VCX_QPC_RWE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RWE, ST_RCX | ST_UC),
+    P("rae", VCX_QPC_RAE, T_RST2INIT, OPT_LATER, VCX_QP_OPTPAR_RAE, ST_RCX),
     P("counter_set_id", VCX_QPC_COUNTER_SET_ID, T_RST2INIT, OPT_LATER,
       VCX_QP_OPTPAR_COUNTER_SET_ID, ST_ALL),
     { "primary_address_path", VCX_FLD(0, 0), true, VCX_ADS_SIZE, T_INIT2RTR,
-      T_RTR2RTS | T_RTS2RTS, VCX_QP_OPTPAR_PRIMARY_ADDR_PATH, ST_RC | ST_UC },
+      T_RTR2RTS | T_RTS2RTS, VCX_QP_OPTPAR_PRIMARY_ADDR_PATH, ST_RCX | ST_UC },
     P("mtu", VCX_QPC_MTU, T_INIT2RTR, 0, 0, ST_ALL),
     P("log_msg_max", VCX_QPC_LOG_MSG_MAX, T_INIT2RTR, 0, 0, ST_ALL),
-    P("remote_qpn", VCX_QPC_REMOTE_QPN, T_INIT2RTR, 0, 0, ST_RC | ST_UC),
-    P("next_rcv_psn", VCX_QPC_NEXT_RCV_PSN, T_INIT2RTR, 0, 0, ST_RC | ST_UC),
+    P("remote_qpn", VCX_QPC_REMOTE_QPN, T_INIT2RTR, 0, 0, ST_RCX | ST_UC),
+    P("next_rcv_psn", VCX_QPC_NEXT_RCV_PSN, T_INIT2RTR, 0, 0, ST_RCX | ST_UC),
     P("log_rra_max", VCX_QPC_LOG_RRA_MAX, T_INIT2RTR, T_RTR2RTS | T_RTS2RTS,
-      VCX_QP_OPTPAR_RRA_MAX, ST_RC),
-    P("atomic_mode", VCX_QPC_ATOMIC_MODE, T_INIT2RTR, 0, 0, ST_RC),
+      VCX_QP_OPTPAR_RRA_MAX, ST_RCX),
+    P("atomic_mode", VCX_QPC_ATOMIC_MODE, T_INIT2RTR, 0, 0, ST_RCX),
     P("min_rnr_nak", VCX_QPC_MIN_RNR_NAK, T_INIT2RTR, T_RTR2RTS | T_RTS2RTS,
-      VCX_QP_OPTPAR_RNR_TIMEOUT, ST_RC),
+      VCX_QP_OPTPAR_RNR_TIMEOUT, ST_RCX),
     P("next_send_psn", VCX_QPC_NEXT_SEND_PSN, T_RTR2RTS, 0, 0, ST_ALL),
     P("log_sra_max", VCX_QPC_LOG_SRA_MAX, T_RTR2RTS, T_RTS2RTS, VCX_QP_OPTPAR_SRA_MAX,
-      ST_RC),
+      ST_RCX),
     P("retry_count", VCX_QPC_RETRY_COUNT, T_RTR2RTS, T_RTS2RTS, VCX_QP_OPTPAR_RETRY_COUNT,
-      ST_RC),
+      ST_RCX),
     P("rnr_retry", VCX_QPC_RNR_RETRY, T_RTR2RTS, T_RTS2RTS, VCX_QP_OPTPAR_RNR_RETRY,
-      ST_RC),
+      ST_RCX),
     PA("ack_timeout", VCX_ADS_ACK_TIMEOUT, T_RTR2RTS, T_RTS2RTS, VCX_QP_OPTPAR_ACK_TIMEOUT,
-       ST_RC),
+       ST_RCX),
     P("pm_state", VCX_QPC_PM_STATE, 0, T_RTR2RTS | T_RTS2RTS, VCX_QP_OPTPAR_PM_STATE,
-      ST_RC | ST_UC),
+      ST_RCX | ST_UC),
 };
 
 #undef P
@@ -203,6 +206,7 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
     VcxCq *scq = vcx_cq_get(s, vcx_get(qpc, VCX_QPC_CQN_SND));
     VcxCq *rcq = vcx_cq_get(s, vcx_get(qpc, VCX_QPC_CQN_RCV));
     VcxSrq *srq = NULL;
+    VcxXrcd *xrcd = NULL;
     uint32_t rq_bytes, sq_bytes;
     VcxQBuf buf = { 0 };
     uint8_t status;
@@ -219,9 +223,10 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
                             vcx_get(cmd->in, VCX_CREATE_QP_IN_INPUT_QPN));
     }
     if (st != VCX_QP_ST_RC && st != VCX_QP_ST_UC && st != VCX_QP_ST_UD &&
-        st != VCX_QP_ST_QP1 && st != VCX_QP_ST_REG_UMR) {
+        st != VCX_QP_ST_QP1 && st != VCX_QP_ST_REG_UMR && st != VCX_QP_ST_XRC) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_ST,
-                            "st 0x%x not supported (RC, UC, UD, QP1 and REG_UMR are)", st);
+                            "st 0x%x not supported (RC, UC, UD, XRC, QP1 and REG_UMR are)",
+                            st);
     }
     if (st == VCX_QP_ST_REG_UMR && (rq_type != VCX_QP_RQ_TYPE_ZERO_SIZE || no_sq)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_RQ_TYPE,
@@ -236,7 +241,8 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_PD,
                             "pd 0x%x not allocated", pdn);
     }
-    if (!vcx_uar_allocated(s, uar)) {
+    /* an XRC target rings no doorbell: mlx5_ib leaves its uar_page 0 */
+    if (!(st == VCX_QP_ST_XRC && no_sq) && !vcx_uar_allocated(s, uar)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_UAR,
                             "uar_page %u not allocated", uar);
     }
@@ -249,7 +255,12 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_RQ_TYPE,
                             "rq_type %u not supported", rq_type);
     }
-    if (rq_type != VCX_QP_RQ_TYPE_ZERO_SIZE && !rcq) {
+    if (st == VCX_QP_ST_XRC) {
+        status = vcx_xrc_qp_check(s, cmd, qpc, &xrcd);
+        if (status) {
+            return status;
+        }
+    } else if (rq_type != VCX_QP_RQ_TYPE_ZERO_SIZE && !rcq) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_CQN_RCV,
                             "cqn_rcv 0x%x does not exist", vcx_get(qpc, VCX_QPC_CQN_RCV));
     }
@@ -318,9 +329,20 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
         qp->scq = scq;
         scq->refs++;
     }
-    if (rq_type != VCX_QP_RQ_TYPE_ZERO_SIZE) {
+    if (rq_type != VCX_QP_RQ_TYPE_ZERO_SIZE || (st == VCX_QP_ST_XRC && rcq)) {
+        /* an XRC QP holds every CQ it names; a target's receives use its SRQs' CQs */
         qp->rcq = rcq;
-        rcq->refs++;
+        if (rcq) {
+            rcq->refs++;
+        }
+    }
+    if (st == VCX_QP_ST_XRC && no_sq && scq) {
+        qp->scq = scq;
+        scq->refs++;
+    }
+    if (xrcd) {
+        qp->xrcd = xrcd;
+        xrcd->refs++;
     }
     if (srq) {
         qp->srq = srq;
@@ -333,6 +355,9 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
     vcx_set(cmd->out, VCX_CREATE_QP_OUT_QPN, qp->qpn);
     trace_vcx_qp_create(qp->qpn, st, rq_type, qp->log_rq_size, qp->log_sq_size,
                         qp->cqn_snd, qp->cqn_rcv, rq_type == VCX_QP_RQ_TYPE_SRQ ? srqn : 0);
+    if (st == VCX_QP_ST_XRC) {
+        trace_vcx_xrc_qp(qp->qpn, no_sq ? "target" : "initiator", xrcd ? xrcd->xrcdn : 0);
+    }
     return VCX_CMD_STAT_OK;
 }
 
@@ -457,8 +482,8 @@ uint8_t vcx_cmd_modify_qp(VcxState *s, VcxCmd *cmd)
     if (status) {
         return status;
     }
-    /* An RC/UC path applied here must name a valid RoCE address (GID table entry). */
-    if ((qp->st == VCX_QP_ST_RC || qp->st == VCX_QP_ST_UC) &&
+    /* An RC/UC/XRC path applied here must name a valid RoCE address (GID table entry). */
+    if ((qp->st == VCX_QP_ST_RC || qp->st == VCX_QP_ST_UC || qp->st == VCX_QP_ST_XRC) &&
         (tr->t == T_INIT2RTR || (mask & VCX_QP_OPTPAR_PRIMARY_ADDR_PATH))) {
         uint32_t sidx = vcx_get(staged + VCX_QPC_PRI_PATH_AT, VCX_ADS_SRC_ADDR_INDEX);
 
@@ -501,7 +526,8 @@ void vcx_qp_to_err(VcxState *s, VcxQp *qp)
         return;
     }
     vcx_qp_set_state(qp, VCX_QP_STATE_ERR);
-    if (qp->srq) {
+    if (qp->srq || vcx_qp_is_xrc_tgt(qp)) {
+        /* an XRC target receives through SRQs only: it is an SRQ-attached QP */
         vcx_qp_srq_event(s, VCX_EVENT_TYPE_SRQ_LAST_WQE, qp->qpn, VCX_EVENT_QUEUE_TYPE_QP);
     }
     vcx_xport_qp_err(s, qp);
@@ -601,6 +627,9 @@ void vcx_qp_free(VcxState *s, VcxQp *qp)
     }
     if (qp->srq) {
         qp->srq->refs--;
+    }
+    if (qp->xrcd) {
+        qp->xrcd->refs--;
     }
     vcx_obj_remove(&s->objs->qps, qp->qpn);
     vcx_qbuf_free(&qp->buf);

@@ -2,7 +2,10 @@
  * vcx: shared receive queues. ISSI 0 commands CREATE_SRQ, DESTROY_SRQ, QUERY_SRQ and
  * ARM_RQ (srqc); ISSI 1 commands CREATE_RMP, MODIFY_RMP, QUERY_RMP and DESTROY_RMP
  * (rmpc + wq). Both create the same object in one number space (srqn_rmpn_xrqn), so a QP
- * names either; each family only destroys, queries and arms its own kind.
+ * names either; each family only destroys, queries and arms its own kind. XRC SRQs
+ * (vcx-xrc.c) share the number space too. CREATE_SRQ with a non-zero srqc.xrcd makes
+ * the ISSI 0 form of an XRC SRQ: xrcd and cqn must exist and are held (vcx_srq_create);
+ * with xrcd 0 both are stored only, as a basic SRQ completes on its QPs' CQs.
  *
  * WQEs (PRM "SRQ WQE"): 2^log_size WQEs of 2^log_stride bytes, each starting with a
  * 16-byte next segment whose next_wqe_index links the list, then data segments ended by
@@ -40,23 +43,25 @@ enum {
     SYND_SRQ_STATE,
     SYND_SRQ_WQ_TYPE,
     SYND_SRQ_BITMASK,
+    SYND_SRQ_XRCD,
+    SYND_SRQ_CQN,
 };
 
 #define VCX_SRQ_MIN_LOG_STRIDE  5       /* next segment and one data segment */
 #define VCX_SRQ_MAX_LOG_STRIDE  9       /* max_wqe_sz_rq */
 
-typedef struct VcxSrqParams {
-    uint32_t log_size, log_stride, log_page, page_offset, pdn, lwm, xrcd, cqn, uar;
-    uint64_t dbr;
-    const uint8_t *pas;
-    uint32_t pas_room;
-} VcxSrqParams;
-
-/* Checks and creation common to CREATE_SRQ and CREATE_RMP. */
-static uint8_t vcx_srq_create(VcxState *s, VcxCmd *cmd, const VcxSrqParams *p, bool rmp,
-                              uint32_t *srqn)
+/*
+ * An XRC SRQ (CREATE_XRC_SRQ, or CREATE_SRQ with a non-zero xrcd) belongs to an XRC domain
+ * and completes its receives on its own CQ, as XRC target QPs have no receive queue of
+ * their own (IBTA 11.2.7 / PRM "XRC SRQ"): both must exist and are held while it lives.
+ */
+uint8_t vcx_srq_create(VcxState *s, VcxCmd *cmd, const VcxSrqParams *p, bool rmp, bool xrc,
+                       uint32_t *srqn)
 {
     VcxPd *pd = vcx_pd_get(s, p->pdn);
+    bool in_domain = xrc || p->xrcd;
+    VcxXrcd *xrcd = in_domain ? vcx_xrcd_get(s, p->xrcd) : NULL;
+    VcxCq *cq = in_domain ? vcx_cq_get(s, p->cqn) : NULL;
     VcxQBuf buf = { 0 };
     uint8_t status;
     VcxSrq *srq;
@@ -74,6 +79,14 @@ static uint8_t vcx_srq_create(VcxState *s, VcxCmd *cmd, const VcxSrqParams *p, b
     if (!pd) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SRQ_PD,
                             "pd 0x%x not allocated", p->pdn);
+    }
+    if (in_domain && !xrcd) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SRQ_XRCD,
+                            "xrcd 0x%x not allocated", p->xrcd);
+    }
+    if (in_domain && !cq) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SRQ_CQN,
+                            "cqn 0x%x of an XRC SRQ does not exist", p->cqn);
     }
     if (p->log_page > VCX_MAX_LOG_PAGE_SIZE) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SRQ_LOG_PAGE_SIZE,
@@ -101,6 +114,9 @@ static uint8_t vcx_srq_create(VcxState *s, VcxCmd *cmd, const VcxSrqParams *p, b
                             "all SRQs in use");
     }
     srq->rmp = rmp;
+    srq->xrc = xrc;
+    srq->gen = ++s->objs->qp_gen;
+    srq->user_index = p->user_index;
     srq->log_size = p->log_size;
     srq->log_stride = p->log_stride;
     srq->log_page_size = p->log_page;
@@ -113,17 +129,32 @@ static uint8_t vcx_srq_create(VcxState *s, VcxCmd *cmd, const VcxSrqParams *p, b
     srq->dbr_addr = p->dbr;
     srq->buf = buf;
     pd->refs++;
+    if (xrcd) {
+        xrcd->refs++;
+        cq->refs++;
+    }
     *srqn = srq->srqn;
     trace_vcx_srq_create(srq->srqn, rmp, p->log_size, p->log_stride, p->lwm);
+    if (in_domain) {
+        trace_vcx_xrc_srq_create(srq->srqn, xrc, p->xrcd, p->cqn, p->pdn);
+    }
     return VCX_CMD_STAT_OK;
 }
 
 void vcx_srq_free(VcxState *s, VcxSrq *srq)
 {
     VcxPd *pd = vcx_pd_get(s, srq->pdn);
+    VcxXrcd *xrcd = srq->xrcd ? vcx_xrcd_get(s, srq->xrcd) : NULL;
+    VcxCq *cq = xrcd ? vcx_cq_get(s, srq->cqn) : NULL;
 
     if (pd) {
         pd->refs--;
+    }
+    if (xrcd) {
+        xrcd->refs--;
+    }
+    if (cq) {
+        cq->refs--;
     }
     vcx_obj_remove(&s->objs->srqs, srq->srqn);
     vcx_qbuf_free(&srq->buf);
@@ -135,7 +166,7 @@ static VcxSrq *vcx_srq_lookup_cmd(VcxState *s, VcxCmd *cmd, uint32_t n, bool rmp
 {
     VcxSrq *srq = vcx_srq_get(s, n);
 
-    if (!srq || srq->rmp != rmp) {
+    if (!srq || srq->rmp != rmp || srq->xrc) {
         *status = vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_SRQ_NONE,
                                "%s 0x%x does not exist", rmp ? "RMP" : "SRQ", n);
         return NULL;
@@ -161,7 +192,7 @@ static uint8_t vcx_srq_destroy(VcxState *s, VcxCmd *cmd, bool rmp)
     return VCX_CMD_STAT_OK;
 }
 
-static uint16_t vcx_srq_sw_counter(VcxState *s, VcxSrq *srq)
+uint16_t vcx_srq_sw_counter(VcxState *s, VcxSrq *srq)
 {
     uint32_t v = 0;
 
@@ -196,7 +227,7 @@ uint8_t vcx_cmd_create_srq(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SRQ_UNSUPPORTED,
                             "wq_signature / cont_srq not supported");
     }
-    status = vcx_srq_create(s, cmd, &p, false, &srqn);
+    status = vcx_srq_create(s, cmd, &p, false, false, &srqn);
     if (status == VCX_CMD_STAT_OK) {
         vcx_set(cmd->out, VCX_CREATE_SRQ_OUT_SRQN, srqn);
     }
@@ -235,7 +266,7 @@ uint8_t vcx_cmd_query_srq(VcxState *s, VcxCmd *cmd)
     return VCX_CMD_STAT_OK;
 }
 
-static uint8_t vcx_srq_set_lwm(VcxCmd *cmd, VcxSrq *srq, uint32_t lwm)
+uint8_t vcx_srq_set_lwm(VcxCmd *cmd, VcxSrq *srq, uint32_t lwm)
 {
     if (lwm > (1u << srq->log_size)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SRQ_LWM,
@@ -302,7 +333,7 @@ uint8_t vcx_cmd_create_rmp(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SRQ_UNSUPPORTED,
                             "wq_signature / cd_slave not supported");
     }
-    status = vcx_srq_create(s, cmd, &p, true, &rmpn);
+    status = vcx_srq_create(s, cmd, &p, true, false, &rmpn);
     if (status == VCX_CMD_STAT_OK) {
         vcx_set(cmd->out, VCX_CREATE_RMP_OUT_RMPN, rmpn);
     }

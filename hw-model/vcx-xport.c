@@ -112,6 +112,7 @@
 #define IB_TRANSPORT_RC         0x00
 #define IB_TRANSPORT_UC         0x20
 #define IB_TRANSPORT_UD         0x60
+#define IB_TRANSPORT_XRC        0xa0
 #define IB_OP_SEND_ONLY         0x04
 #define IB_OP_SEND_ONLY_IMM     0x05
 #define IB_OP_WRITE_ONLY        0x0a
@@ -194,6 +195,7 @@ typedef struct VcxPkt {
     uint64_t compare;
     uint32_t imm;               /* ImmDt */
     uint32_t inv_rkey;          /* IETH */
+    uint32_t xrc_srqn;          /* XRCETH: the XRC SRQ at the target */
     uint8_t sgid[16];           /* GRH / IP header */
     uint8_t dgid[16];
     uint8_t hop_limit;
@@ -232,6 +234,8 @@ typedef struct VcxXfer {
     uint16_t index;             /* responder's receive WQE (uses_rx) */
     uint32_t resp_qpn;          /* responder by device number ... */
     uint64_t resp_gen;          /* ... and incarnation */
+    uint32_t srqn;              /* XRC target: the XRC SRQ serving it by number ... */
+    uint64_t srq_gen;           /* ... and incarnation */
     uint64_t seq;               /* message number (VcxRx.seq at the responder) */
     uint64_t left;              /* payload bytes still to move */
     VcxSglCursor src, dst;      /* where the next chunk comes from and goes */
@@ -262,6 +266,8 @@ typedef struct VcxRx {
     uint64_t owner_gen;         /* ... and incarnation */
     bool held;                  /* a receive WQE consumed, not completed yet */
     uint16_t index;
+    uint32_t srqn;              /* XRC target: the XRC SRQ it came from, by number ... */
+    uint64_t srq_gen;           /* ... and incarnation */
     VcxSgl sgl;                 /* its scatter list (also the scratch list of a UD one) */
 } VcxRx;
 
@@ -442,6 +448,67 @@ static void vcx_sgl_single(VcxSgl *l, uint32_t key, uint32_t pdn, uint32_t qpn,
 }
 
 /*
+ * The receive side of a message: the responder QP's own RQ or SRQ, receive CQ and PD, or
+ * for an XRC target the XRC SRQ the message names with that SRQ's CQ and PD (vcx-xrc.c).
+ * Computed for each use: a message only names an XRC SRQ by number and incarnation.
+ */
+typedef struct VcxRecv {
+    VcxSrq *srq;                /* where receive WQEs come from (NULL: the QP's RQ) */
+    VcxCq *cq;                  /* where receives complete */
+    uint32_t pdn;               /* the PD of rkeys and of send-with-invalidate keys */
+} VcxRecv;
+
+static VcxRecv vcx_recv_own(VcxQp *qp)
+{
+    return (VcxRecv) { qp->rq_type == VCX_QP_RQ_TYPE_SRQ ? qp->srq : NULL, qp->rcq,
+                       qp->pdn };
+}
+
+static VcxRecv vcx_recv_xrc(VcxState *s, VcxSrq *srq)
+{
+    return (VcxRecv) { srq, vcx_cq_get(s, srq->cqn), srq->pdn };
+}
+
+/* An XRC target's SRQ by number and incarnation: .srq is NULL once it is gone. */
+static VcxRecv vcx_recv_of(VcxState *s, VcxQp *qp, uint32_t srqn, uint64_t gen)
+{
+    VcxSrq *srq;
+
+    if (!vcx_qp_is_xrc_tgt(qp)) {
+        return vcx_recv_own(qp);
+    }
+    srq = vcx_srq_get(s, srqn);
+    if (!srq || srq->gen != gen) {
+        return (VcxRecv) { NULL, NULL, 0 };
+    }
+    return vcx_recv_xrc(s, srq);
+}
+
+/* BTH transport a QP receives: 0xff for none (REG_UMR, XRC initiator). */
+static uint8_t vcx_qp_transport(const VcxQp *qp)
+{
+    switch (qp->st) {
+    case VCX_QP_ST_RC:
+        return IB_TRANSPORT_RC;
+    case VCX_QP_ST_UC:
+        return IB_TRANSPORT_UC;
+    case VCX_QP_ST_UD:
+    case VCX_QP_ST_QP1:
+        return IB_TRANSPORT_UD;
+    case VCX_QP_ST_XRC:
+        return qp->no_sq ? IB_TRANSPORT_XRC : 0xff;
+    default:
+        return 0xff;
+    }
+}
+
+/* Reliable: RC and XRC (ACKs, NAKs, retries). */
+static bool vcx_qp_reliable(const VcxQp *qp)
+{
+    return qp->st == VCX_QP_ST_RC || qp->st == VCX_QP_ST_XRC;
+}
+
+/*
  * CQEs
  */
 
@@ -475,6 +542,17 @@ static void vcx_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool se)
     if (cq) {
         vcx_cq_post(s, cq, cqe, se);
     }
+}
+
+/* A receive WQE completes in error, on the CQ of its receive side (srqn if an SRQ's). */
+static void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
+                              uint16_t index)
+{
+    uint8_t cqe[VCX_CQE_SIZE];
+
+    vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, synd, index, 0);
+    vcx_set(cqe, VCX_CQE_SRQN_UIDX, rcv->srq ? rcv->srq->srqn : 0);
+    vcx_post(s, rcv->cq, cqe, false);
 }
 
 /*
@@ -738,12 +816,14 @@ void vcx_xport_qp_err(VcxState *s, VcxQp *qp)
     timer_del(qp->rnr_timer);
     rx->seq = 0;
     if (rx->held) {
-        uint8_t cqe[VCX_CQE_SIZE];
+        /* an XRC SRQ destroyed since took its WQE with it: nothing to complete */
+        VcxRecv rcv = vcx_recv_of(s, qp, rx->srqn, rx->srq_gen);
 
         rx->held = false;
-        vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, rx->index, 0);
-        vcx_post(s, qp->rcq, cqe, false);
-        trace_vcx_flush(qp->qpn, "receive WQE of an unfinished message", 1);
+        if (rcv.cq) {
+            vcx_post_resp_err(s, qp, &rcv, VCX_CQE_SYND_WR_FLUSH_ERR, rx->index);
+            trace_vcx_flush(qp->qpn, "receive WQE of an unfinished message", 1);
+        }
     }
     vcx_xport_err_watch(s, qp);
     vcx_xport_kick(s, qp);
@@ -775,24 +855,24 @@ static bool vcx_qp_receiving(const VcxQp *qp)
  * Next receive WQE of the QP: 1 with its scatter list in sgl, 0 none, -1 error (QP in
  * ERR), -2 a bad segment (the WQE is consumed, *synd says how it completes).
  */
-static int vcx_resp_get_wqe(VcxState *s, VcxQp *qp, VcxSgl *sgl, uint16_t *index,
-                            uint8_t *synd)
+static int vcx_resp_get_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, VcxSgl *sgl,
+                            uint16_t *index, uint8_t *synd)
 {
     uint8_t wqe[1u << 9];
     uint32_t stride, first, pdn;
     uint32_t recv;
     const char *why = NULL;
 
-    if (qp->rq_type == VCX_QP_RQ_TYPE_SRQ) {
-        int r = vcx_srq_pop(s, qp->srq, wqe, index);
+    if (rcv->srq) {
+        int r = vcx_srq_pop(s, rcv->srq, wqe, index);
 
         if (r <= 0) {
             *synd = VCX_CQE_SYND_LOCAL_QP_OP_ERR;
             return r;
         }
-        stride = 1u << qp->srq->log_stride;
+        stride = 1u << rcv->srq->log_stride;
         first = VCX_SRQ_NEXT_SEG_SIZE;
-        pdn = qp->srq->pdn;
+        pdn = rcv->srq->pdn;
     } else if (qp->rq_type == VCX_QP_RQ_TYPE_REGULAR) {
         stride = VCX_RQ_STRIDE_MIN << qp->log_rq_stride;
         if (vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_RECV, &recv) != MEMTX_OK) {
@@ -857,16 +937,27 @@ static int vcx_resp_get_wqe(VcxState *s, VcxQp *qp, VcxSgl *sgl, uint16_t *index
  * The receive WQE for a message: one a message that never finished left consumed (it is
  * this message's now), else the next one of the RQ or SRQ; as vcx_resp_get_wqe().
  */
-static int vcx_resp_take_wqe(VcxState *s, VcxQp *qp, uint16_t *index, uint8_t *synd)
+static int vcx_resp_take_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint16_t *index,
+                             uint8_t *synd)
 {
     VcxRx *rx = &qp->xs->rx;
 
+    if (rx->held && vcx_qp_is_xrc_tgt(qp) &&
+        (rx->srqn != rcv->srq->srqn || rx->srq_gen != rcv->srq->gen)) {
+        /* an XRC target's held WQE is of another XRC SRQ: it completes flushed there */
+        VcxRecv old = vcx_recv_of(s, qp, rx->srqn, rx->srq_gen);
+
+        rx->held = false;
+        if (old.cq) {
+            vcx_post_resp_err(s, qp, &old, VCX_CQE_SYND_WR_FLUSH_ERR, rx->index);
+        }
+    }
     if (rx->held) {
         rx->held = false;
         *index = rx->index;
         return 1;
     }
-    return vcx_resp_get_wqe(s, qp, &rx->sgl, index, synd);
+    return vcx_resp_get_wqe(s, qp, rcv, &rx->sgl, index, synd);
 }
 
 /* The 40 bytes in front of a UD receive: the GRH, or an IPv4 header in its last 20. */
@@ -905,26 +996,23 @@ static void vcx_resp_grh(const VcxPkt *pkt, uint8_t *grh, bool *ipv4)
     }
 }
 
-static void vcx_resp_error(VcxState *s, VcxQp *qp, uint8_t synd, uint16_t index,
-                           bool consumed)
+static void vcx_resp_error(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
+                           uint16_t index, bool consumed)
 {
-    uint8_t cqe[VCX_CQE_SIZE];
-
     if (consumed) {
-        vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, synd, index, 0);
-        vcx_post(s, qp->rcq, cqe, false);
+        vcx_post_resp_err(s, qp, rcv, synd, index);
     }
     vcx_qp_to_err(s, qp);
 }
 
-static bool vcx_resp_rkey(VcxState *s, VcxQp *qp, const VcxPkt *pkt, uint64_t len,
-                          uint32_t access, bool allowed, VcxMkey **mk)
+static bool vcx_resp_rkey(VcxState *s, VcxQp *qp, uint32_t pdn, const VcxPkt *pkt,
+                          uint64_t len, uint32_t access, bool allowed, VcxMkey **mk)
 {
     const char *why = "QP does not allow this remote access";
 
     *mk = NULL;
     if (allowed) {
-        *mk = vcx_mkey_check(s, pkt->rkey, qp->pdn, qp->qpn, pkt->va, len, access, &why);
+        *mk = vcx_mkey_check(s, pkt->rkey, pdn, qp->qpn, pkt->va, len, access, &why);
     }
     if (!*mk) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x rkey 0x%x va 0x%" PRIx64 " len %"
@@ -954,6 +1042,8 @@ static void vcx_resp_open(VcxState *s, VcxQp *qp, VcxQp *req, VcxXfer *x, uint64
         if (x->uses_rx) {
             rx->held = true;
             rx->index = x->index;
+            rx->srqn = x->srqn;
+            rx->srq_gen = x->srq_gen;
         }
     }
     trace_vcx_xfer_open(req->qpn, qp->qpn, x->seq, len);
@@ -971,7 +1061,9 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
     uint8_t op = pkt->opcode & IB_OP_MASK;
     uint8_t transport = pkt->opcode & ~IB_OP_MASK;
     VcxQp *qp = vcx_qp_by_wire_qpn(s, pkt->dqpn);
-    bool rc = transport == IB_TRANSPORT_RC, ud = transport == IB_TRANSPORT_UD;
+    bool xrc = transport == IB_TRANSPORT_XRC;
+    bool rc = transport == IB_TRANSPORT_RC || xrc, ud = transport == IB_TRANSPORT_UD;
+    VcxRecv rcv;
     VcxSglCursor dst;
     VcxSgl *sgl;
     uint16_t index = 0;
@@ -982,9 +1074,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
     memset(x, 0, offsetof(VcxXfer, remote));
     x->op = op;
     ack->type = VCX_NO_RESPONSE;
-    if (!qp || qp->st == VCX_QP_ST_REG_UMR ||
-        (qp->st == VCX_QP_ST_RC) != rc || vcx_qp_is_dgram(qp) != ud ||
-        !vcx_qp_receiving(qp)) {
+    if (!qp || vcx_qp_transport(qp) != transport || !vcx_qp_receiving(qp)) {
         trace_vcx_resp_drop(pkt->dqpn, "no ready QP of that type");
         return;
     }
@@ -1009,7 +1099,23 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
         ack->type = rc ? VCX_NAK_SEQ : VCX_NO_RESPONSE;
         return;
     }
-    if (qp->rq_type == VCX_QP_RQ_TYPE_ZERO_SIZE &&
+    if (xrc) {
+        /* the XRCETH names the SRQ, which must be of the target's domain (vcx-xrc.c) */
+        const char *why = NULL;
+        VcxSrq *srq = vcx_xrc_target_srq(s, qp, pkt->xrc_srqn, &why);
+
+        if (!srq) {
+            vcx_xrc_invalid_request(s, qp, pkt->xrc_srqn, why);
+            ack->type = VCX_NAK_INV_REQ;
+            return;
+        }
+        rcv = vcx_recv_xrc(s, srq);
+        x->srqn = srq->srqn;
+        x->srq_gen = srq->gen;
+    } else {
+        rcv = vcx_recv_own(qp);
+    }
+    if (!xrc && qp->rq_type == VCX_QP_RQ_TYPE_ZERO_SIZE &&
         (op == IB_OP_SEND_ONLY || op == IB_OP_SEND_ONLY_IMM || op == IB_OP_SEND_ONLY_INV ||
          op == IB_OP_WRITE_ONLY_IMM)) {
         trace_vcx_resp_drop(qp->qpn, "message needs a receive queue, the QP has none");
@@ -1019,12 +1125,13 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
 
     switch (op) {
     case IB_OP_READ_REQUEST:
-        if (!vcx_resp_rkey(s, qp, pkt, pkt->dma_len, VCX_ACC_REMOTE_READ, qp->rre, &mk)) {
+        if (!vcx_resp_rkey(s, qp, rcv.pdn, pkt, pkt->dma_len, VCX_ACC_REMOTE_READ, qp->rre,
+                           &mk)) {
             goto access_error;
         }
         /* the read responses: the requester pulls them in its data phase */
         x->read = true;
-        vcx_sgl_single(&x->remote, pkt->rkey, qp->pdn, qp->qpn, VCX_ACC_REMOTE_READ,
+        vcx_sgl_single(&x->remote, pkt->rkey, rcv.pdn, qp->qpn, VCX_ACC_REMOTE_READ,
                        pkt->va, pkt->dma_len);
         if (pkt->dma_len) {
             vcx_resp_open(s, qp, req, x, pkt->dma_len, false);
@@ -1044,7 +1151,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
             vcx_qp_to_err(s, qp);
             return;
         }
-        if (!vcx_resp_rkey(s, qp, pkt, 8, VCX_ACC_REMOTE_ATOMIC, qp->rae, &mk)) {
+        if (!vcx_resp_rkey(s, qp, rcv.pdn, pkt, 8, VCX_ACC_REMOTE_ATOMIC, qp->rae, &mk)) {
             goto access_error;
         }
         if (vcx_mkey_rw(s, mk, pkt->va, v, 8, false) != MEMTX_OK) {
@@ -1069,15 +1176,16 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
     case IB_OP_WRITE_ONLY:
     case IB_OP_WRITE_ONLY_IMM:
         if (pkt->len &&
-            !vcx_resp_rkey(s, qp, pkt, pkt->len, VCX_ACC_REMOTE_WRITE, qp->rwe, &mk)) {
+            !vcx_resp_rkey(s, qp, rcv.pdn, pkt, pkt->len, VCX_ACC_REMOTE_WRITE, qp->rwe,
+                           &mk)) {
             goto access_error;
         }
         if (op == IB_OP_WRITE_ONLY_IMM) {
-            r = vcx_resp_take_wqe(s, qp, &index, &synd);
+            r = vcx_resp_take_wqe(s, qp, &rcv, &index, &synd);
             if (r == 0) {
                 goto rnr;
             } else if (r < 0) {
-                vcx_resp_error(s, qp, synd, index, r == -2);
+                vcx_resp_error(s, qp, &rcv, synd, index, r == -2);
                 ack->type = rc ? VCX_NAK_REM_OP : VCX_NO_RESPONSE;
                 return;
             }
@@ -1085,7 +1193,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
             x->index = index;
             x->cqe_op = VCX_CQE_RESP_WR_IMM;
         }
-        vcx_sgl_single(&x->remote, pkt->rkey, qp->pdn, qp->qpn, VCX_ACC_REMOTE_WRITE,
+        vcx_sgl_single(&x->remote, pkt->rkey, rcv.pdn, qp->qpn, VCX_ACC_REMOTE_WRITE,
                        pkt->va, pkt->len);
         vcx_resp_open(s, qp, req, x, pkt->len, false);
         x->src = (VcxSglCursor) { .sgl = pkt->payload };
@@ -1096,11 +1204,11 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
     case IB_OP_SEND_ONLY_INV: {
         uint64_t need = pkt->len + (ud ? VCX_GRH_SIZE : 0);
 
-        r = vcx_resp_take_wqe(s, qp, &index, &synd);
+        r = vcx_resp_take_wqe(s, qp, &rcv, &index, &synd);
         if (r == 0) {
             goto rnr;
         } else if (r < 0) {
-            vcx_resp_error(s, qp, synd, index, r == -2);
+            vcx_resp_error(s, qp, &rcv, synd, index, r == -2);
             ack->type = rc ? VCX_NAK_REM_OP : VCX_NO_RESPONSE;
             return;
         }
@@ -1110,7 +1218,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
                           " bytes, message needs %" PRIu64 "\n", qp->qpn, index,
                           sgl->total, need);
             trace_vcx_err_wqe(qp->qpn, index, "receive WQE too short");
-            vcx_resp_error(s, qp, VCX_CQE_SYND_LOCAL_LENGTH_ERR, index, true);
+            vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_LENGTH_ERR, index, true);
             ack->type = rc ? VCX_NAK_INV_REQ : VCX_NO_RESPONSE;
             return;
         }
@@ -1121,7 +1229,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
 
             vcx_resp_grh(pkt, grh, &ipv4);
             if (vcx_sgl_io(s, &dst, grh, sizeof(grh), true) != MEMTX_OK) {
-                vcx_resp_error(s, qp, VCX_CQE_SYND_LOCAL_PROT_ERR, index, true);
+                vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_PROT_ERR, index, true);
                 return;
             }
             x->l3 = ipv4 ? VCX_CQE_ROCE_L3_IPV4 : VCX_CQE_ROCE_L3_IPV6;
@@ -1179,6 +1287,8 @@ static void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
     bool ud = vcx_qp_is_dgram(qp);
     uint8_t cqe[VCX_CQE_SIZE];
     VcxRx *rx = &qp->xs->rx;
+    /* an XRC SRQ is still there: vcx_xfer_run checked it before ending the message */
+    VcxRecv rcv = vcx_recv_of(s, qp, x->srqn, x->srq_gen);
 
     rx->seq = 0;
     ack->type = VCX_ACK;
@@ -1187,14 +1297,14 @@ static void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
         if (x->op == IB_OP_SEND_ONLY_INV) {
             VcxMkey *inv = vcx_mkey_get(s, pkt->inv_rkey);
 
-            if (!inv || inv->pdn != qp->pdn || !inv->umr_en ||
+            if (!inv || inv->pdn != rcv.pdn || !inv->umr_en ||
                 (inv->access_mode == VCX_MKC_ACCESS_MODE_KLM &&
                  (!inv->en_rinval || inv->qpn != qp->qpn))) {
                 qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x send with invalidate of "
                               "key 0x%x: not an invalidatable key of the QP's PD\n",
                               qp->qpn, pkt->inv_rkey);
                 trace_vcx_err_rkey(qp->qpn, pkt->inv_rkey, 0, "cannot invalidate");
-                vcx_resp_error(s, qp, VCX_CQE_SYND_LOCAL_QP_OP_ERR, x->index, true);
+                vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_QP_OP_ERR, x->index, true);
                 ack->type = VCX_NAK_INV_REQ;
                 return;
             }
@@ -1210,8 +1320,8 @@ static void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
             vcx_set(cqe, VCX_CQE_ROCE_L3_TYPE, x->l3);
         }
         vcx_set(cqe, VCX_CQE_RQPN, pkt->sqpn);
-        if (qp->srq) {
-            vcx_set(cqe, VCX_CQE_SRQN_UIDX, qp->srq->srqn);
+        if (rcv.srq) {
+            vcx_set(cqe, VCX_CQE_SRQN_UIDX, rcv.srq->srqn);
         }
         vcx_set(cqe, VCX_CQE_IMM_INVAL_PKEY,
                 x->cqe_op == VCX_CQE_RESP_SEND_INV ? pkt->inv_rkey :
@@ -1227,7 +1337,7 @@ static void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
         vcx_set(cqe, VCX_CQE_QPN, qp->qpn);
         vcx_set(cqe, VCX_CQE_WQE_COUNTER, x->index);
         cqe[VCX_CQE_OP_OWN_BYTE] = x->cqe_op << 4;
-        vcx_post(s, qp->rcq, cqe, pkt->se);
+        vcx_post(s, rcv.cq, cqe, pkt->se);
     }
     if (!ud) {
         qp->rq_psn = (qp->rq_psn + pkt->npkts) & VCX_PSN_MASK;
@@ -1239,15 +1349,16 @@ static void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
 static void vcx_resp_fault(VcxState *s, VcxQp *qp, VcxXfer *x, bool src_fault,
                            VcxAck *ack)
 {
-    bool rc = qp->st == VCX_QP_ST_RC;
+    bool rc = vcx_qp_reliable(qp);
     VcxRx *rx = &qp->xs->rx;
+    VcxRecv rcv = vcx_recv_of(s, qp, x->srqn, x->srq_gen);
 
     rx->seq = 0;
     ack->type = rc ? VCX_NAK_REM_OP : VCX_NO_RESPONSE;
     if (x->scatter && !src_fault) {
         /* a SEND the receive WQE cannot hold: that WQE completes with the error */
         rx->held = false;
-        vcx_resp_error(s, qp, VCX_CQE_SYND_LOCAL_PROT_ERR, x->index, true);
+        vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_PROT_ERR, x->index, true);
         return;
     }
     /*
@@ -1257,6 +1368,8 @@ static void vcx_resp_fault(VcxState *s, VcxQp *qp, VcxXfer *x, bool src_fault,
     if (x->uses_rx) {
         rx->held = true;
         rx->index = x->index;
+        rx->srqn = x->srqn;
+        rx->srq_gen = x->srq_gen;
     }
     if (qp->state == VCX_QP_STATE_ERR) {
         vcx_xport_qp_err(s, qp);
@@ -1406,12 +1519,12 @@ static bool vcx_op_valid(uint8_t st, uint8_t op)
         return true;
     case VCX_OPCODE_RDMA_WRITE:
     case VCX_OPCODE_RDMA_WRITE_IMM:
-        return st == VCX_QP_ST_RC || st == VCX_QP_ST_UC;
+        return st == VCX_QP_ST_RC || st == VCX_QP_ST_UC || st == VCX_QP_ST_XRC;
     case VCX_OPCODE_SEND_INVAL:
     case VCX_OPCODE_RDMA_READ:
     case VCX_OPCODE_ATOMIC_CS:
     case VCX_OPCODE_ATOMIC_FA:
-        return st == VCX_QP_ST_RC;
+        return st == VCX_QP_ST_RC || st == VCX_QP_ST_XRC;
     default:
         return false;
     }
@@ -1506,7 +1619,8 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
         return vcx_req_complete(s, qp, rq);
     }
 
-    transport = qp->st == VCX_QP_ST_RC ? IB_TRANSPORT_RC :
+    transport = qp->st == VCX_QP_ST_XRC ? IB_TRANSPORT_XRC :
+                qp->st == VCX_QP_ST_RC ? IB_TRANSPORT_RC :
                 qp->st == VCX_QP_ST_UC ? IB_TRANSPORT_UC : IB_TRANSPORT_UD;
     memset(pkt, 0, sizeof(*pkt));
     pkt->se = rq->fm_ce_se & VCX_WQE_SE_SOLICITED;
@@ -1548,6 +1662,15 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
     }
     if (sgid) {
         memcpy(pkt->sgid, sgid + VCX_FLD_BYTE(VCX_GID_L3_ADDRESS), 16);
+    }
+    if (qp->st == VCX_QP_ST_XRC && rq->opcode != VCX_OPCODE_NOP) {
+        /* XRC initiator: the XRC segment (the remote XRC SRQ) follows the control one */
+        seg = vcx_req_take_seg(s, qp, rq, &off, end, VCX_WQE_XRC_SEG_SIZE,
+                               "no XRC segment");
+        if (!seg) {
+            return VCX_STEP_STOP;
+        }
+        pkt->xrc_srqn = vcx_get(seg, VCX_XRC_SEG_SRQN);
     }
 
     switch (rq->opcode) {
@@ -1662,6 +1785,8 @@ static VcxStep vcx_xfer_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b)
         lost = "responder QP left RTR/RTS";
     } else if (!x->whole && !x->read && resp->xs->rx.seq != x->seq) {
         lost = "responder dropped the message";
+    } else if (vcx_qp_is_xrc_tgt(resp) && !vcx_recv_of(s, resp, x->srqn, x->srq_gen).srq) {
+        lost = "XRC SRQ destroyed";
     } else if (!vcx_port_oper_up(s)) {
         lost = "port down";
     }
@@ -1747,7 +1872,7 @@ static VcxStep vcx_req_answer(VcxState *s, VcxQp *qp, VcxReq *rq)
     case VCX_ACK:
         break;
     case VCX_NO_RESPONSE:
-        if (qp->st == VCX_QP_ST_RC) {
+        if (vcx_qp_reliable(qp)) {
             if (!qp->retry_left) {
                 vcx_req_fail(s, qp, rq->nbb, rq->opcode,
                              VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR, "no response");

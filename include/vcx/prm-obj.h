@@ -5,8 +5,9 @@
  *
  * Input and output layouts of ALLOC/DEALLOC_PD, CREATE/QUERY/DESTROY_MKEY,
  * CREATE/DESTROY/QUERY/MODIFY_CQ, CREATE_QP and the QP state transitions, QUERY_QP,
- * DESTROY_QP, CREATE/DESTROY/QUERY_SRQ, ARM_RQ and CREATE/MODIFY/QUERY/DESTROY_RMP, with
- * their contexts (mkc, cqc, qpc, ads, srqc, rmpc, wq) and the QP/SRQ/CQ event data.
+ * DESTROY_QP, CREATE/DESTROY/QUERY_SRQ, ARM_RQ, ALLOC/DEALLOC_XRCD,
+ * CREATE/DESTROY/QUERY/ARM_XRC_SRQ and CREATE/MODIFY/QUERY/DESTROY_RMP, with their
+ * contexts (mkc, cqc, qpc, ads, srqc, xrc_srqc, rmpc, wq) and the QP/SRQ/CQ event data.
  * Opcodes and statuses are in prm-cmd.h; data-path formats in prm-wqe.h.
  *
  * VCX_FLD(bit offset from the start of the structure, width), as mlx5_ifc.h counts them;
@@ -353,6 +354,47 @@
 #define VCX_SRQC_DBR_ADDR		VCX_FLD(0x140, 64)
 #define VCX_SRQC_STATE_GOOD		0x0
 #define VCX_SRQC_STATE_ERROR		0x1
+
+/* ---------------------------------------------------------------------------------------
+ * XRC domains: ALLOC_XRCD (out xrcd) / DEALLOC_XRCD (in xrcd)
+ */
+#define VCX_ALLOC_XRCD_OUT_XRCD		VCX_FLD(0x48, 24)
+#define VCX_DEALLOC_XRCD_IN_XRCD	VCX_FLD(0x48, 24)
+
+/* ---------------------------------------------------------------------------------------
+ * XRC SRQ (PRM "XRC SRQ"): CREATE_XRC_SRQ / DESTROY_XRC_SRQ / QUERY_XRC_SRQ / ARM_XRC_SRQ
+ * and the XRC SRQ context (xrc_srqc, 64 B). Its receive WQEs are SRQ WQEs (prm-wqe.h).
+ */
+#define VCX_CREATE_XRC_SRQ_IN_CTX	0x10u	/* byte offset of xrc_srqc */
+#define VCX_CREATE_XRC_SRQ_IN_UMEM_VALID	VCX_FLD(0x2e0, 1)
+#define VCX_CREATE_XRC_SRQ_IN_PAS	0x110u
+#define VCX_CREATE_XRC_SRQ_IN_LEN	0x110u	/* plus 8 bytes per PAS entry */
+#define VCX_CREATE_XRC_SRQ_OUT_SRQN	VCX_FLD(0x48, 24)
+#define VCX_XRC_SRQ_IN_SRQN		VCX_FLD(0x48, 24)	/* destroy, query, arm */
+#define VCX_ARM_XRC_SRQ_IN_LWM		VCX_FLD(0x70, 16)
+#define VCX_ARM_XRC_SRQ_OP_MOD_XRC_SRQ	0x1
+#define VCX_QUERY_XRC_SRQ_OUT_CTX	0x10u
+#define VCX_QUERY_XRC_SRQ_OUT_PAS	0x110u
+#define VCX_QUERY_XRC_SRQ_OUT_LEN	0x110u	/* the PAS list follows if room is given */
+
+#define VCX_XRC_SRQC_STATE		VCX_FLD(0x000, 4)	/* VCX_SRQC_STATE_* */
+#define VCX_XRC_SRQC_LOG_SIZE		VCX_FLD(0x004, 4)
+#define VCX_XRC_SRQC_WQ_SIGNATURE	VCX_FLD(0x020, 1)
+#define VCX_XRC_SRQC_CONT_SRQ		VCX_FLD(0x021, 1)
+#define VCX_XRC_SRQC_RLKY		VCX_FLD(0x023, 1)
+#define VCX_XRC_SRQC_BASIC_CYCLIC	VCX_FLD(0x024, 1)
+#define VCX_XRC_SRQC_LOG_RQ_STRIDE	VCX_FLD(0x025, 3)	/* log2(WQE bytes) - 4 */
+#define VCX_XRC_SRQC_XRCD		VCX_FLD(0x028, 24)
+#define VCX_XRC_SRQC_PAGE_OFFSET	VCX_FLD(0x040, 6)
+#define VCX_XRC_SRQC_DBR_UMEM_VALID	VCX_FLD(0x047, 1)
+#define VCX_XRC_SRQC_CQN		VCX_FLD(0x048, 24)
+#define VCX_XRC_SRQC_UIDX_EQ_SRQN	VCX_FLD(0x080, 1)
+#define VCX_XRC_SRQC_LOG_PAGE_SIZE	VCX_FLD(0x082, 6)
+#define VCX_XRC_SRQC_USER_INDEX		VCX_FLD(0x088, 24)
+#define VCX_XRC_SRQC_PD			VCX_FLD(0x0c8, 24)
+#define VCX_XRC_SRQC_LWM		VCX_FLD(0x0e0, 16)
+#define VCX_XRC_SRQC_WQE_CNT		VCX_FLD(0x0f0, 16)
+#define VCX_XRC_SRQC_DBR_ADDR		VCX_FLD(0x140, 64)	/* bits 1:0 reserved */
 
 /* ---------------------------------------------------------------------------------------
  * RMP (ISSI 1): CREATE_RMP / MODIFY_RMP / QUERY_RMP / DESTROY_RMP, rmpc and wq

@@ -314,6 +314,25 @@ static inline void vcx_wqe_atomic_seg_set(void *seg, uint64_t swap_add, uint64_t
 }
 
 /* ---------------------------------------------------------------------------------------
+ * XRC segment (16 bytes, PRM "XRC Segment", mlx5_wqe_xrc_seg): in every send WQE of an XRC
+ * initiator QP except NOP and the UMR-opcode WQEs (memory window bind, local
+ * invalidate), right after the control segment and counted in its DS count. It names
+ * the XRC SRQ at the target (IBTA XRCETH); the other 12 bytes are reserved (0).
+ */
+#define VCX_WQE_XRC_SEG_SIZE		16u
+#define VCX_XRC_SEG_SRQN		VCX_FLD(0x08, 24)	/* dword 0, bits 23:0 */
+
+static inline void vcx_wqe_xrc_seg_set(void *seg, uint32_t srqn)
+{
+	uint8_t *p = (uint8_t *)seg;
+
+	vcx_be32_store(p, srqn & 0xffffffu);
+	vcx_be32_store(p + 4, 0);
+	vcx_be32_store(p + 8, 0);
+	vcx_be32_store(p + 12, 0);
+}
+
+/* ---------------------------------------------------------------------------------------
  * Datagram segment / address vector (48 bytes): UD sends. The same 48 bytes are what an
  * address handle holds: software builds the AV once and copies it, then sets the
  * per-WQE qkey and destination QPN.

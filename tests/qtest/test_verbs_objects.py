@@ -33,14 +33,15 @@ def caps(v):
         "LOG_MAX_PD", "LOG_MAX_MKEY", "LOG_MAX_CQ", "LOG_MAX_CQ_SZ", "LOG_MAX_QP",
         "LOG_MAX_QP_SZ", "LOG_MAX_SRQ", "LOG_MAX_SRQ_SZ", "LOG_MAX_RMP", "LOG_MAX_MSG",
         "LOG_MAX_MRW_SZ", "MAX_WQE_SZ_SQ", "MAX_WQE_SZ_RQ", "RC", "UC", "UD", "XRC", "ATOMIC",
-        "CQE_VERSION", "CQ_RESIZE")}
+        "CQE_VERSION", "CQ_RESIZE", "LOG_MAX_XRCD")}
     t.eq(got, {"LOG_MAX_PD": 16, "LOG_MAX_MKEY": 16, "LOG_MAX_CQ": 12, "LOG_MAX_CQ_SZ": 22,
                "LOG_MAX_QP": 12, "LOG_MAX_QP_SZ": 15, "LOG_MAX_SRQ": 12,
                "LOG_MAX_SRQ_SZ": 15, "LOG_MAX_RMP": 12, "LOG_MAX_MSG": 30,
                "LOG_MAX_MRW_SZ": 64, "MAX_WQE_SZ_SQ": 1024, "MAX_WQE_SZ_RQ": 512, "RC": 1,
-               "UC": 1, "UD": 1, "XRC": 0, "ATOMIC": 1, "CQE_VERSION": 0, "CQ_RESIZE": 1},
-         "QUERY_HCA_CAP cur: object limits, transport bits, atomic 1, cqe_version 0, "
-         "cq_resize 1")
+               "UC": 1, "UD": 1, "XRC": 1, "ATOMIC": 1, "CQE_VERSION": 0, "CQ_RESIZE": 1,
+               "LOG_MAX_XRCD": 16},
+         "QUERY_HCA_CAP cur: object limits, transport bits (XRC 1, 2^16 XRC domains), "
+         "atomic 1, cqe_version 0, cq_resize 1")
 
 
 def pd_tests(v):
@@ -188,7 +189,7 @@ def qp_tests(v, pd):
                 put(c, P["VCX_QPC_" + k.upper()], val)
         return f
     bad = [
-        (dict(raw=qpc(st=3)), BAD_PARAM, 3, "st XRC"),
+        (dict(raw=qpc(st=5)), BAD_PARAM, 3, "st DCI"),
         (dict(raw=qpc(pd=77)), BAD_PARAM, 4, "unallocated PD"),
         (dict(raw=qpc(cqn_snd=999)), BAD_PARAM, 6, "missing cqn_snd"),
         (dict(raw=qpc(rq_type=2)), BAD_PARAM, 8, "rq_type CRQ"),

@@ -47,6 +47,14 @@ FIELDS = [
     ("MODIFY_RMP_IN_RMPN", "modify_rmp_in", "rmpn"),
     ("MODIFY_RMP_IN_BITMASK", "modify_rmp_in", "bitmask"),
     ("MODIFY_RMP_IN_BITMASK_LWM", "modify_rmp_in", "bitmask.lwm"),
+    ("ALLOC_XRCD_OUT_XRCD", "alloc_xrcd_out", "xrcd"),
+    ("DEALLOC_XRCD_IN_XRCD", "dealloc_xrcd_in", "xrcd"),
+    ("CREATE_XRC_SRQ_IN_UMEM_VALID", "create_xrc_srq_in", "xrc_srq_umem_valid"),
+    ("CREATE_XRC_SRQ_OUT_SRQN", "create_xrc_srq_out", "xrc_srqn"),
+    ("XRC_SRQ_IN_SRQN", "destroy_xrc_srq_in", "xrc_srqn"),
+    ("XRC_SRQ_IN_SRQN", "query_xrc_srq_in", "xrc_srqn"),
+    ("XRC_SRQ_IN_SRQN", "arm_xrc_srq_in", "xrc_srqn"),
+    ("ARM_XRC_SRQ_IN_LWM", "arm_xrc_srq_in", "lwm"),
 ]
 AT = [
     ("CREATE_MKEY_IN_MKC_AT", "create_mkey_in", "memory_key_mkey_entry"),
@@ -75,6 +83,10 @@ AT = [
     ("QUERY_RMP_OUT_RMPC_AT", "query_rmp_out", "rmp_context"),
     ("RMPC_WQ_AT", "rmpc", "wq"),
     ("WQ_PAS_AT", "wq", "pas"),
+    ("CREATE_XRC_SRQ_IN_CTX", "create_xrc_srq_in", "xrc_srq_context_entry"),
+    ("CREATE_XRC_SRQ_IN_PAS", "create_xrc_srq_in", "pas"),
+    ("QUERY_XRC_SRQ_OUT_CTX", "query_xrc_srq_out", "xrc_srq_context_entry"),
+    ("QUERY_XRC_SRQ_OUT_PAS", "query_xrc_srq_out", "pas"),
 ]
 PREFIX_STRUCTS = [("MKC_", "mkc", {}),
                   ("CQC_", "cqc", {"SCQE_BREAK_MODERATION": "scqe_break_moderation_en",
@@ -83,6 +95,10 @@ PREFIX_STRUCTS = [("MKC_", "mkc", {}),
                   ("ADS_", "ads", {}),
                   ("SRQC_", "srqc", {}),
                   ("RMPC_", "rmpc", {}),
+                  ("XRC_SRQC_", "xrc_srqc", {"LOG_SIZE": "log_xrc_srq_size",
+                                             "BASIC_CYCLIC": "basic_cyclic_rcv_wqe",
+                                             "UIDX_EQ_SRQN": "user_index_equal_xrc_srqn",
+                                             "DBR_ADDR": None}),
                   ("WQ_", "wq", {})]
 LENGTHS = [("MKC_SIZE", "mkc"), ("CQC_SIZE", "cqc"), ("QPC_SIZE", "qpc"), ("ADS_SIZE", "ads"),
            ("SRQC_SIZE", "srqc"), ("CREATE_MKEY_IN_LEN", "create_mkey_in"),
@@ -94,7 +110,12 @@ LENGTHS = [("MKC_SIZE", "mkc"), ("CQC_SIZE", "cqc"), ("QPC_SIZE", "qpc"), ("ADS_
            ("CREATE_SRQ_IN_LEN", "create_srq_in"), ("QUERY_SRQ_OUT_LEN", "query_srq_out"),
            ("CREATE_RMP_IN_LEN", "create_rmp_in"), ("MODIFY_RMP_IN_LEN", "modify_rmp_in"),
            ("QUERY_RMP_OUT_LEN", "query_rmp_out"), ("OBJ_CMD_LEN", "destroy_qp_in"),
-           ("OBJ_CMD_LEN", "alloc_pd_out"), ("OBJ_CMD_LEN", "arm_rq_in")]
+           ("OBJ_CMD_LEN", "alloc_pd_out"), ("OBJ_CMD_LEN", "arm_rq_in"),
+           ("OBJ_CMD_LEN", "alloc_xrcd_in"), ("OBJ_CMD_LEN", "alloc_xrcd_out"),
+           ("OBJ_CMD_LEN", "dealloc_xrcd_in"), ("OBJ_CMD_LEN", "destroy_xrc_srq_in"),
+           ("OBJ_CMD_LEN", "query_xrc_srq_in"), ("OBJ_CMD_LEN", "arm_xrc_srq_in"),
+           ("OBJ_CMD_LEN", "create_xrc_srq_out"), ("CREATE_XRC_SRQ_IN_LEN", "create_xrc_srq_in"),
+           ("QUERY_XRC_SRQ_OUT_LEN", "query_xrc_srq_out"), ("SRQC_SIZE", "xrc_srqc")]
 
 
 def main():
@@ -108,6 +129,8 @@ def main():
         for key in sorted(P):
             if key.startswith("VCX_" + prefix) and hasattr(P[key], "bit"):
                 short = key[len("VCX_" + prefix):]
+                if renames.get(short, "") is None:
+                    continue
                 checks.append((prefix + short, struct, renames.get(short, short.lower()), True))
     for name, struct, fld, width in checks:
         f = P.get("VCX_" + name)
@@ -117,6 +140,11 @@ def main():
             t.ok(False, "VCX_%s: %s.%s not in mlx5_ifc.h" % (name, struct, fld))
             continue
         t.eq((f.bit, f.width), (bit, w), "VCX_%s = %s.%s" % (name, struct, fld))
+    # xrc_srqc splits the 64-bit doorbell record address in two dwords (bits 1:0 reserved)
+    hi, lo = ifc.field("xrc_srqc", "db_record_addr_h"), ifc.field("xrc_srqc",
+                                                                   "db_record_addr_l")
+    t.eq((P["VCX_XRC_SRQC_DBR_ADDR"].bit, P["VCX_XRC_SRQC_DBR_ADDR"].width),
+         (hi[0], hi[1] + lo[1] + 2), "VCX_XRC_SRQC_DBR_ADDR = xrc_srqc.db_record_addr_h/_l")
     for name, struct, fld in AT:
         bit, _ = ifc.field(struct, fld)
         t.eq(P["VCX_" + name] * 8, bit, "VCX_%s = offset of %s.%s" % (name, struct, fld))
