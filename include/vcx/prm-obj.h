@@ -436,39 +436,4 @@
 #define VCX_WQ_PAS_AT			0xc0u
 #define VCX_WQ_TYPE_LINKED_LIST		0x0
 
-/* ---------------------------------------------------------------------------------------
- * XRC: ALLOC_XRCD / DEALLOC_XRCD, CREATE / DESTROY / QUERY / ARM_XRC_SRQ and xrc_srqc
- */
-#define VCX_ALLOC_XRCD_OUT_XRCD		VCX_FLD(0x48, 24)
-#define VCX_DEALLOC_XRCD_IN_XRCD	VCX_FLD(0x48, 24)
-
-#define VCX_CREATE_XRC_SRQ_IN_CTX	0x10u
-#define VCX_CREATE_XRC_SRQ_IN_UMEM_VALID VCX_FLD(0x2e0, 1)
-#define VCX_CREATE_XRC_SRQ_IN_PAS	0x110u	/* also the length without PAS entries */
-#define VCX_CREATE_XRC_SRQ_OUT_SRQN	VCX_FLD(0x48, 24)
-#define VCX_XRC_SRQ_IN_SRQN		VCX_FLD(0x48, 24)	/* destroy, query, arm */
-#define VCX_ARM_XRC_SRQ_IN_LWM		VCX_FLD(0x70, 16)
-#define VCX_ARM_XRC_SRQ_OP_MOD_XRC_SRQ	0x1
-#define VCX_QUERY_XRC_SRQ_OUT_CTX	0x10u
-#define VCX_QUERY_XRC_SRQ_OUT_PAS	0x110u
-
-#define VCX_XRC_SRQC_STATE		VCX_FLD(0x000, 4)
-#define VCX_XRC_SRQC_LOG_SIZE		VCX_FLD(0x004, 4)
-#define VCX_XRC_SRQC_WQ_SIGNATURE	VCX_FLD(0x020, 1)
-#define VCX_XRC_SRQC_CONT_SRQ		VCX_FLD(0x021, 1)
-#define VCX_XRC_SRQC_RLKY		VCX_FLD(0x023, 1)
-#define VCX_XRC_SRQC_BASIC_CYCLIC	VCX_FLD(0x024, 1)
-#define VCX_XRC_SRQC_LOG_RQ_STRIDE	VCX_FLD(0x025, 3)	/* log2(WQE bytes) - 4 */
-#define VCX_XRC_SRQC_XRCD		VCX_FLD(0x028, 24)
-#define VCX_XRC_SRQC_PAGE_OFFSET	VCX_FLD(0x040, 6)
-#define VCX_XRC_SRQC_DBR_UMEM_VALID	VCX_FLD(0x047, 1)
-#define VCX_XRC_SRQC_CQN		VCX_FLD(0x048, 24)
-#define VCX_XRC_SRQC_UIDX_EQ_SRQN	VCX_FLD(0x080, 1)
-#define VCX_XRC_SRQC_LOG_PAGE_SIZE	VCX_FLD(0x082, 6)
-#define VCX_XRC_SRQC_USER_INDEX		VCX_FLD(0x088, 24)
-#define VCX_XRC_SRQC_PD			VCX_FLD(0x0c8, 24)
-#define VCX_XRC_SRQC_LWM		VCX_FLD(0x0e0, 16)
-#define VCX_XRC_SRQC_WQE_CNT		VCX_FLD(0x0f0, 16)
-#define VCX_XRC_SRQC_DBR_ADDR		VCX_FLD(0x140, 64)	/* low 2 bits reserved */
-
 #endif /* VCX_PRM_OBJ_H */

@@ -271,13 +271,6 @@ static inline uint32_t vcx_wqe_inline_ds(uint32_t len)
 }
 
 /* ---------------------------------------------------------------------------------------
- * XRC segment (16 bytes): right after the control segment of an XRC initiator's WQE
- * (every opcode but NOP), naming the XRC SRQ at the target; the rest is reserved (0)
- */
-#define VCX_WQE_XRC_SEG_SIZE		16u
-#define VCX_XRC_SEG_SRQN		VCX_FLD(0x08, 24)
-
-/* ---------------------------------------------------------------------------------------
  * Remote address segment (16 bytes): RDMA READ/WRITE and atomics
  */
 #define VCX_WQE_RADDR_SEG_SIZE		16u
