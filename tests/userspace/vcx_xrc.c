@@ -406,8 +406,9 @@ static void test_limits(struct env *e, struct ibv_xrcd *x, struct ibv_cq *cq)
 	sa.srq_limit = 3;
 	ok(!ibv_modify_srq(srq, &sa, IBV_SRQ_LIMIT), "modify XRC SRQ srq_limit 3");
 	memset(&sa, 0, sizeof(sa));
-	ok(!ibv_query_srq(srq, &sa) && sa.srq_limit == 3 && sa.max_wr >= 8,
-	   "query XRC SRQ: limit %u max_wr %u", sa.srq_limit, sa.max_wr);
+	errno = ibv_query_srq(srq, &sa);
+	ok(!errno && sa.srq_limit == 3 && sa.max_wr >= 8, "query XRC SRQ: %s, limit %u max_wr %u",
+	   strerror(errno), sa.srq_limit, sa.max_wr);
 	ok(!ibv_destroy_srq(srq), "destroy XRC SRQ");
 }
 
