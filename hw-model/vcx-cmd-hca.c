@@ -12,9 +12,9 @@
  * announces it, and all such bits are 0, so a query for another type is a driver bug
  * worth reporting. Values describe only what the device implements (the RDMA object
  * limits come from vcx-obj.h); features that are not there (KLM/indirect UMR, masked
- * atomics, DC, ...) report 0. ATOMIC: 8-byte compare-swap and fetch-add on RC QPs, in big-endian
- * (mode 0, the PRM default) or host byte order (mode 1, which the driver selects with
- * SET_HCA_CAP; MAX reports 1 as the highest mode accepted). SET_HCA_CAP
+ * atomics, DC, ...) report 0. ATOMIC: 8-byte compare-swap and fetch-add on RC and XRC
+ * QPs, in big-endian (mode 0, the PRM default) or host byte order (mode 1, which the driver
+ * selects with SET_HCA_CAP; MAX reports 1 as the highest mode accepted). SET_HCA_CAP
  * changes only the fields listed in vcx_cap_settable, each bounded by its MAX value; the
  * driver sends a modified copy of CUR, so other fields are read-only and left as they
  * are.

@@ -8,7 +8,8 @@
  * target, so a destroy while in use is refused with BAD_RES_STATE as firmware does.
  * MKEYs and peer QPs are not counted: the transport engine holds them by number (and a
  * QP also by incarnation, gen) across its runs and checks them again as it goes, so they
- * may be destroyed at any time (vcx-xport.c).
+ * may be destroyed at any time (vcx-xport.c). Neither are the XRC SRQs an XRC target's
+ * messages name: the engine holds them by number and incarnation too.
  *
  * Guest queue memory (CQ rings, QP and SRQ buffers) is described by a VcxQBuf: PAS pages
  * plus an offset; every access goes through vcx_qbuf_read/write, which bound the offset

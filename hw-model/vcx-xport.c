@@ -64,7 +64,11 @@
  *     2RST_QP) and checked at every resume: gone, reset or no longer RTR/RTS, it lost
  *     the message (an RC requester retries after its ACK timeout, UC completes as on a
  *     lossy wire);
- *   - CQs, SRQs and PDs cannot be destroyed while a QP names them (BAD_RES_STATE).
+ *   - CQs, SRQs and PDs cannot be destroyed while a QP names them (BAD_RES_STATE);
+ *   - an XRC target does not name the XRC SRQs its messages use (any of its domain,
+ *     vcx-xrc.c): a message names its SRQ by number and incarnation (srq->gen), looked
+ *     up again at every resume; one whose SRQ went away is lost like one whose responder
+ *     went away, and the receive WQE it held goes with the SRQ.
  * The responder remembers the message arriving (VcxRx: its owner's QP number,
  * incarnation and message number) and the receive WQE it consumed for it. Another
  * sender's message meanwhile is out of sequence (RC NAK, UC drop). A message whose

@@ -275,6 +275,7 @@ void vcx_xrc_invalid_request(VcxState *s, VcxQp *qp, uint32_t srqn, const char *
     qemu_log_mask(LOG_GUEST_ERROR, "vcx: XRC target QP 0x%x: message names XRC SRQ 0x%x: "
                   "%s: invalid request, QP goes to error\n", qp->qpn, srqn, why);
     trace_vcx_err_xrc(qp->qpn, srqn, why);
-    vcx_qp_srq_event(s, VCX_EVENT_TYPE_WQ_INVAL_REQ_ERROR, qp->qpn, VCX_EVENT_QUEUE_TYPE_QP);
+    vcx_qp_srq_event(s, VCX_EVENT_TYPE_WQ_INVAL_REQ_ERROR, qp->qpn,
+                     VCX_EVENT_QUEUE_TYPE_QP);
     vcx_qp_to_err(s, qp);
 }

@@ -674,6 +674,32 @@ def destroy_queued(v):
          "target destroyed mid-SEND: transport retry exceeded, once")
     t.eq(w.cq_s.poll_all(), [], "no receive CQE")
     ok(v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], ini.qpn)]), "DESTROY_QP ini")
+    # initiator destroyed mid-SEND: the target keeps the WQE it took; the next message
+    # reuses it if it names the same XRC SRQ, else it completes flushed on its SRQ's CQ
+    for same in (True, False):
+        srq_a, srq_b = w.srq(v), w.srq(v)
+        srq_a.post([(dst, big, rk)])
+        srq_b.post([(w.s_mem + 0x100, 64, w.key_s)])
+        ini, tgt = w.pair(v)
+        ini.post_send(SEND, xrc(srq_a.srqn) + dseg(src, big, lk))
+        ok(v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], ini.qpn)]), "DESTROY_QP ini")
+        v.settle()
+        t.eq(w.cq_s.poll_all(), [], "initiator destroyed mid-SEND: no receive CQE yet")
+        ini2 = xrc_ini(v, w.pd_i, w.cq_i)
+        v.connect(ini2, tgt.qpn)
+        ini2.post_send(SEND, xrc((srq_a if same else srq_b).srqn) + inline(b"next"))
+        got = [f(e, "opcode", "syndrome", "srqn", "wqe_counter", "byte_cnt")
+               for e in w.cq_s.poll_all()]
+        if same:
+            t.eq(got, [(RESP_SEND, 0, srq_a.srqn, 0, 4)],
+                 "the next message names the same XRC SRQ: it completes in the WQE the "
+                 "lost one took")
+        else:
+            t.eq(got, [(RESP_ERR, FLUSH, srq_a.srqn, 0, 0), (RESP_SEND, 0, srq_b.srqn, 0, 4)],
+                 "the next message names another XRC SRQ: the WQE the lost one took is "
+                 "flushed on its SRQ's CQ, the message lands in the other SRQ")
+        t.eq([f(e, "opcode", "qpn") for e in w.cq_i.poll_all()], [(REQ, ini2.qpn)],
+             "the second initiator completes")
 
 
 def teardown(v):
