@@ -732,7 +732,9 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 */
 		if (err && !vcx_in_error(vdev))
 			return err;
-		if (err && op == VCX_CMD_OP_2ERR_QP && ibqp->srq && qp->state != IB_QPS_ERR)
+		/* an XRC target gets it too: its receives are the SRQs' (device 0x13) */
+		if (err && op == VCX_CMD_OP_2ERR_QP && qp->state != IB_QPS_ERR &&
+		    (ibqp->srq || ibqp->qp_type == IB_QPT_XRC_TGT))
 			sw_last_wqe = true;
 		goto done;
 	}
