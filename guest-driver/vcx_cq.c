@@ -271,6 +271,9 @@ void vcx_cq_add_qp(struct vcx_qp *qp)
 	spin_lock_irqsave(&scq->lock, flags);
 	list_add_tail(&qp->cq_send_link, &scq->send_qps);
 	spin_unlock_irqrestore(&scq->lock, flags);
+	INIT_LIST_HEAD(&qp->cq_recv_link);
+	if (!qp->ibqp.recv_cq)
+		return;		/* an XRC initiator: nothing is received */
 	spin_lock_irqsave(&rcq->lock, flags);
 	list_add_tail(&qp->cq_recv_link, &rcq->recv_qps);
 	spin_unlock_irqrestore(&rcq->lock, flags);
@@ -284,6 +287,8 @@ void vcx_cq_del_qp(struct vcx_qp *qp)
 	spin_lock_irqsave(&scq->lock, flags);
 	list_del_init(&qp->cq_send_link);
 	spin_unlock_irqrestore(&scq->lock, flags);
+	if (!qp->ibqp.recv_cq)
+		return;
 	spin_lock_irqsave(&rcq->lock, flags);
 	list_del_init(&qp->cq_recv_link);
 	spin_unlock_irqrestore(&rcq->lock, flags);
@@ -471,7 +476,19 @@ static void vcx_cq_req_wrid(struct vcx_qp *qp, const u8 *cqe, struct ib_wc *wc)
 
 static void vcx_cq_resp_wrid(struct vcx_qp *qp, const u8 *cqe, struct ib_wc *wc)
 {
-	if (qp->ibqp.srq) {
+	/* an XRC target's receive consumed a WQE of the SRQ the CQE names */
+	if (qp->st == VCX_QP_ST_XRC) {
+		struct vcx_srq *srq = vcx_xrc_cqe_srq(qp, cqe);
+		u16 idx = vcx_get(cqe, VCX_CQE_WQE_COUNTER);
+
+		if (!srq || !srq->wrid) {
+			dev_warn_ratelimited(vcx_dev(qp->vdev), "QP 0x%x: CQE for SRQ 0x%x\n",
+					     qp->qpn, vcx_get(cqe, VCX_CQE_SRQN_UIDX));
+			return;
+		}
+		wc->wr_id = srq->wrid[idx & (srq->max - 1)];
+		vcx_srq_free_wqe(srq, idx);
+	} else if (qp->ibqp.srq) {
 		struct vcx_srq *srq = to_vsrq(qp->ibqp.srq);
 		u16 idx = vcx_get(cqe, VCX_CQE_WQE_COUNTER);
 

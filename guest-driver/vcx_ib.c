@@ -319,6 +319,8 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 				  IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN;
 	if (ibd->frwr)
 		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	if (ibd->xrc)
+		props->device_cap_flags |= IB_DEVICE_XRC;
 	if (ibd->mw) {
 		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
@@ -946,6 +948,7 @@ int vcx_ib_add(struct vcx_dev *vdev)
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ibd->mac);
 	strscpy(ibdev->node_desc, "vcx HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &vcx_ib_dev_ops);
+	vcx_xrc_set_ops(ibd);
 	err = ib_device_set_netdev(ibdev, ibd->netdev, VCX_IB_PORT);
 	if (err)
 		goto err_netdev;
@@ -955,6 +958,7 @@ int vcx_ib_add(struct vcx_dev *vdev)
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);
 	/* Without it rereg still works, with new keys: not fatal (mlx5 stage PRE_IB_REG_UMR). */
 	vcx_umr_init(ibd);
+	vcx_xrc_init(ibd);
 	err = ib_register_device(ibdev, "vcx_%d", dev);
 	if (err) {
 		dev_err(dev, "ib_register_device failed (%d)\n", err);
@@ -966,6 +970,7 @@ int vcx_ib_add(struct vcx_dev *vdev)
 	return 0;
 
 err_umr:
+	vcx_xrc_cleanup(ibd);
 	vcx_umr_cleanup(ibd);
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = NULL;
@@ -989,6 +994,7 @@ void vcx_ib_remove(struct vcx_dev *vdev)
 		return;
 	/* Consumers go first (ULPs are told, user contexts disassociated). */
 	ib_unregister_device(&ibd->ibdev);
+	vcx_xrc_cleanup(ibd);
 	vcx_umr_cleanup(ibd);
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = NULL;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vcx: queue pairs (RC, UC, UD, and the GSI QP with vcx_gsi.c).
+ * vcx: queue pairs (RC, UC, UD, XRC initiator and target with vcx_xrc.c, and the GSI QP
+ * with vcx_gsi.c).
  *
  * CREATE_QP takes one buffer holding the RQ (at offset 0) and the SQ (64-byte WQEBBs),
  * an 8-byte doorbell record (receive counter, send counter) and the UAR whose doorbell
@@ -42,6 +43,9 @@ static u32 vcx_sq_fixed_size(enum ib_qp_type type)
 		return VCX_WQE_CTRL_SIZE + VCX_WQE_AV_SIZE;
 	case IB_QPT_UC:
 		return VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE;
+	case IB_QPT_XRC_INI:
+		return VCX_WQE_CTRL_SIZE + VCX_WQE_XRC_SEG_SIZE + VCX_WQE_RADDR_SEG_SIZE +
+		       VCX_WQE_ATOMIC_SEG_SIZE;
 	default:
 		return VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE + VCX_WQE_ATOMIC_SEG_SIZE;
 	}
@@ -58,6 +62,9 @@ static u8 vcx_qp_st(enum ib_qp_type type)
 		return VCX_QP_ST_REG_UMR;
 	case IB_QPT_GSI:
 		return VCX_QP_ST_QP1;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return VCX_QP_ST_XRC;
 	default:
 		return VCX_QP_ST_RC;
 	}
@@ -80,7 +87,8 @@ static int vcx_qp_size_kernel(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 		return -EINVAL;
 
 	/* RQ: power-of-two WQEs of power-of-two size (data segments only). */
-	if (attr->srq || attr->qp_type == VCX_IB_QPT_REG_UMR) {
+	if (attr->srq || attr->qp_type == VCX_IB_QPT_REG_UMR ||
+	    attr->qp_type == IB_QPT_XRC_INI) {
 		qp->rq.wqe_cnt = 0;
 		qp->rq.wqe_shift = 4;
 		qp->rq.max_gs = 0;
@@ -206,7 +214,8 @@ static int vcx_qp_create_user(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 	    (req.rq_wqe_count && !is_power_of_2(req.rq_wqe_count)) ||
 	    req.sq_wqe_count > max_wqes || req.rq_wqe_count > max_wqes ||
 	    (req.rq_wqe_count && (req.rq_wqe_shift < 4 || req.rq_wqe_shift > 11)) ||
-	    (attr->srq && req.rq_wqe_count) || !PAGE_ALIGNED(req.buf_addr))
+	    ((attr->srq || attr->qp_type == IB_QPT_XRC_INI) && req.rq_wqe_count) ||
+	    !PAGE_ALIGNED(req.buf_addr))
 		return -EINVAL;
 	qp->rq.wqe_cnt = req.rq_wqe_count;
 	/* Without an RQ the library sends shift 0: the stride is unused. */
@@ -235,16 +244,17 @@ static void vcx_qp_free_user(struct vcx_qp *qp, struct ib_udata *udata)
 	vcx_ib_user_queue_unmap(uctx, &qp->umem, &qp->db);
 }
 
-static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
+static int vcx_qp_cmd_create(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 			     struct ib_qp_init_attr *attr, u32 uar)
 {
+	struct vcx_dev *vdev = ibd->vdev;
 	u8 out[VCX_OBJ_CMD_LEN] = {};
 	size_t npages, inlen;
 	u8 *in, *qpc, *pas;
 	int err;
 
 	npages = qp->umem ? ib_umem_num_dma_blocks(qp->umem, VCX_PAGE_SIZE) :
-			    qp->buf_size / VCX_PAGE_SIZE;
+			    qp->buf_size / VCX_PAGE_SIZE;	/* 0: an XRC target */
 	inlen = VCX_CREATE_QP_IN_LEN + npages * VCX_PAS_SIZE;
 	in = kvzalloc(inlen, GFP_KERNEL);
 	if (!in)
@@ -253,10 +263,15 @@ static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 	qpc = in + VCX_QP_IN_QPC_AT;
 	vcx_set(qpc, VCX_QPC_ST, qp->st);
 	vcx_set(qpc, VCX_QPC_PM_STATE, VCX_QP_PM_MIGRATED);
-	vcx_set(qpc, VCX_QPC_PD, to_vpd(qp->ibqp.pd)->pdn);
 	vcx_set(qpc, VCX_QPC_UAR_PAGE, uar);
 	vcx_set(qpc, VCX_QPC_LOG_PAGE_SIZE, 0);		/* 4 KiB pages */
 	vcx_set(qpc, VCX_QPC_PAGE_OFFSET, 0);
+	if (attr->qp_type == IB_QPT_XRC_TGT) {
+		/* no queues, no CQs, no doorbell record: the SRQs of its domain take it all */
+		vcx_xrc_tgt_fill_qpc(ibd, attr, qpc);
+		goto exec;
+	}
+	vcx_set(qpc, VCX_QPC_PD, to_vpd(qp->ibqp.pd)->pdn);
 	if (attr->srq) {
 		vcx_set(qpc, VCX_QPC_RQ_TYPE, VCX_QP_RQ_TYPE_SRQ);
 		vcx_set(qpc, VCX_QPC_SRQN_RMPN_XRQN, to_vsrq(attr->srq)->srqn);
@@ -272,10 +287,13 @@ static int vcx_qp_cmd_create(struct vcx_dev *vdev, struct vcx_qp *qp,
 	else
 		vcx_set(qpc, VCX_QPC_NO_SQ, 1);
 	vcx_set(qpc, VCX_QPC_CQN_SND, to_vcq(attr->send_cq)->cqn);
-	vcx_set(qpc, VCX_QPC_CQN_RCV, to_vcq(attr->recv_cq)->cqn);
+	/* an XRC initiator receives nothing: its receive CQ may be absent (cqn 0) */
+	if (attr->recv_cq)
+		vcx_set(qpc, VCX_QPC_CQN_RCV, to_vcq(attr->recv_cq)->cqn);
 	vcx_set64(qpc, VCX_QPC_DBR_ADDR, qp->db.dma);
 	pas = in + VCX_CREATE_QP_IN_PAS_AT;
 	vcx_ib_fill_pas(pas, qp->umem, qp->buf_dma, npages);
+exec:
 	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (!err)
@@ -323,13 +341,20 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 		if (!vcx_cap(vdev, UD))
 			return -EOPNOTSUPP;
 		break;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		err = vcx_xrc_qp_check(ibd, attr, udata);
+		if (err)
+			return err;
+		break;
 	default:
-		/* XRC, SMI (no QP0 on RoCE), raw packet, driver QPs */
+		/* SMI (no QP0 on RoCE), raw packet, driver QPs */
 		return -EOPNOTSUPP;
 	}
 	if (attr->create_flags || attr->rwq_ind_tbl)
 		return -EOPNOTSUPP;
-	if (!attr->send_cq || !attr->recv_cq)
+	if (attr->qp_type != IB_QPT_XRC_INI && attr->qp_type != IB_QPT_XRC_TGT &&
+	    (!attr->send_cq || !attr->recv_cq))
 		return -EINVAL;
 
 	qp->vdev = vdev;
@@ -341,14 +366,16 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 		if (err)
 			return err;
 	}
-	if (udata)
+	if (attr->qp_type == IB_QPT_XRC_TGT)
+		err = 0;	/* nothing to allocate (vcx_xrc.c) */
+	else if (udata)
 		err = vcx_qp_create_user(ibd, qp, attr, udata, &uar);
 	else
 		err = vcx_qp_create_kernel(ibd, qp, attr);
 	if (err)
 		goto err_gsi;
 
-	err = vcx_qp_cmd_create(vdev, qp, attr, uar);
+	err = vcx_qp_cmd_create(ibd, qp, attr, uar);
 	if (err)
 		goto err_buf;
 	err = xa_insert_irq(&vdev->qp_table, qp->qpn, qp, GFP_KERNEL);
@@ -356,7 +383,7 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 		goto err_cmd;
 	/* the GSI QP is QP 1 to ib_core and on the wire, whatever its device number */
 	ibqp->qp_num = qp->st == VCX_QP_ST_QP1 ? 1 : qp->qpn;
-	if (!udata)
+	if (!udata && qp->buf)
 		vcx_cq_add_qp(qp);
 
 	if (udata) {
@@ -375,7 +402,7 @@ err_cmd:
 err_buf:
 	if (udata)
 		vcx_qp_free_user(qp, udata);
-	else
+	else if (qp->buf)
 		vcx_qp_free_kernel(vdev, qp);
 err_gsi:
 	vcx_gsi_release(ibd, qp);
@@ -385,9 +412,12 @@ err_gsi:
 /* ------------------------------------------------------------------------------------
  * State transitions
  */
-enum { VCX_ST_RC, VCX_ST_UC, VCX_ST_UD, VCX_ST_NUM };
+enum { VCX_ST_RC, VCX_ST_UC, VCX_ST_UD, VCX_ST_XRC, VCX_ST_NUM };
 
-/* Optional attributes each transition accepts (mlx5_ib's opt_mask table). */
+/*
+ * Optional attributes each transition accepts (mlx5_ib's opt_mask table). XRC QPs take
+ * those of RC: the same connection, whose requests name an SRQ.
+ */
 static u32 vcx_qp_opt_mask(enum ib_qp_state cur, enum ib_qp_state new, u8 st)
 {
 	static const u32 init2init[VCX_ST_NUM] = {
@@ -397,6 +427,8 @@ static u32 vcx_qp_opt_mask(enum ib_qp_state cur, enum ib_qp_state new, u8 st)
 			      VCX_QP_OPTPAR_PRI_PORT,
 		[VCX_ST_UD] = VCX_QP_OPTPAR_PKEY_INDEX | VCX_QP_OPTPAR_Q_KEY |
 			      VCX_QP_OPTPAR_PRI_PORT,
+		[VCX_ST_XRC] = VCX_QP_OPTPAR_RRE | VCX_QP_OPTPAR_RAE | VCX_QP_OPTPAR_RWE |
+			       VCX_QP_OPTPAR_PKEY_INDEX | VCX_QP_OPTPAR_PRI_PORT,
 	};
 	static const u32 init2rtr[VCX_ST_NUM] = {
 		[VCX_ST_RC] = VCX_QP_OPTPAR_ALT_ADDR_PATH | VCX_QP_OPTPAR_RRE |
@@ -404,6 +436,8 @@ static u32 vcx_qp_opt_mask(enum ib_qp_state cur, enum ib_qp_state new, u8 st)
 		[VCX_ST_UC] = VCX_QP_OPTPAR_ALT_ADDR_PATH | VCX_QP_OPTPAR_RWE |
 			      VCX_QP_OPTPAR_PKEY_INDEX,
 		[VCX_ST_UD] = VCX_QP_OPTPAR_PKEY_INDEX | VCX_QP_OPTPAR_Q_KEY,
+		[VCX_ST_XRC] = VCX_QP_OPTPAR_ALT_ADDR_PATH | VCX_QP_OPTPAR_RRE |
+			       VCX_QP_OPTPAR_RAE | VCX_QP_OPTPAR_RWE | VCX_QP_OPTPAR_PKEY_INDEX,
 	};
 	static const u32 rtr2rts[VCX_ST_NUM] = {
 		[VCX_ST_RC] = VCX_QP_OPTPAR_ALT_ADDR_PATH | VCX_QP_OPTPAR_RRE |
@@ -412,6 +446,9 @@ static u32 vcx_qp_opt_mask(enum ib_qp_state cur, enum ib_qp_state new, u8 st)
 		[VCX_ST_UC] = VCX_QP_OPTPAR_ALT_ADDR_PATH | VCX_QP_OPTPAR_RWE |
 			      VCX_QP_OPTPAR_PM_STATE,
 		[VCX_ST_UD] = VCX_QP_OPTPAR_Q_KEY,
+		[VCX_ST_XRC] = VCX_QP_OPTPAR_ALT_ADDR_PATH | VCX_QP_OPTPAR_RRE |
+			       VCX_QP_OPTPAR_RAE | VCX_QP_OPTPAR_RWE | VCX_QP_OPTPAR_PM_STATE |
+			       VCX_QP_OPTPAR_RNR_TIMEOUT,
 	};
 	static const u32 rts2rts[VCX_ST_NUM] = {
 		[VCX_ST_RC] = VCX_QP_OPTPAR_RRE | VCX_QP_OPTPAR_RAE | VCX_QP_OPTPAR_RWE |
@@ -420,11 +457,15 @@ static u32 vcx_qp_opt_mask(enum ib_qp_state cur, enum ib_qp_state new, u8 st)
 		[VCX_ST_UC] = VCX_QP_OPTPAR_RWE | VCX_QP_OPTPAR_PM_STATE |
 			      VCX_QP_OPTPAR_ALT_ADDR_PATH,
 		[VCX_ST_UD] = VCX_QP_OPTPAR_Q_KEY,
+		[VCX_ST_XRC] = VCX_QP_OPTPAR_RRE | VCX_QP_OPTPAR_RAE | VCX_QP_OPTPAR_RWE |
+			       VCX_QP_OPTPAR_RNR_TIMEOUT | VCX_QP_OPTPAR_PM_STATE |
+			       VCX_QP_OPTPAR_ALT_ADDR_PATH,
 	};
 	static const u32 sqerr2rts[VCX_ST_NUM] = {
 		[VCX_ST_RC] = VCX_QP_OPTPAR_RNR_TIMEOUT,
 		[VCX_ST_UC] = VCX_QP_OPTPAR_RWE,
 		[VCX_ST_UD] = VCX_QP_OPTPAR_Q_KEY,
+		[VCX_ST_XRC] = VCX_QP_OPTPAR_RNR_TIMEOUT,
 	};
 
 	if (st >= VCX_ST_NUM)
@@ -584,8 +625,8 @@ static int vcx_qp_fill_qpc(struct vcx_ib_dev *ibd, struct vcx_qp *qp,
 							     qp->resp_depth;
 
 		if ((acc & IB_ACCESS_REMOTE_ATOMIC) &&
-		    (qp->st != VCX_QP_ST_RC || ibd->atomic_caps !=
-		     (VCX_ATOMIC_CAP_CMP_SWP | VCX_ATOMIC_CAP_FETCH_ADD)))
+		    ((qp->st != VCX_QP_ST_RC && qp->st != VCX_QP_ST_XRC) ||
+		     ibd->atomic_caps != (VCX_ATOMIC_CAP_CMP_SWP | VCX_ATOMIC_CAP_FETCH_ADD)))
 			return -EOPNOTSUPP;
 		if (!depth)
 			acc &= IB_ACCESS_REMOTE_WRITE;
@@ -613,8 +654,9 @@ static void vcx_qp_reset_queues(struct vcx_qp *qp)
 	unsigned long flags;
 
 	if (!qp->buf)
-		return;
-	vcx_cq_clean(to_vcq(qp->ibqp.recv_cq), qp->qpn, srq);
+		return;		/* a user QP, or an XRC target (no queues, no CQs) */
+	if (qp->ibqp.recv_cq)	/* an XRC initiator may have none */
+		vcx_cq_clean(to_vcq(qp->ibqp.recv_cq), qp->qpn, srq);
 	if (qp->ibqp.send_cq != qp->ibqp.recv_cq)
 		vcx_cq_clean(to_vcq(qp->ibqp.send_cq), qp->qpn, NULL);
 	/* under the queue locks: the error state's software flush reads them */
@@ -690,7 +732,9 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 */
 		if (err && !vcx_in_error(vdev))
 			return err;
-		if (err && op == VCX_CMD_OP_2ERR_QP && ibqp->srq && qp->state != IB_QPS_ERR)
+		/* an XRC target gets it too: its receives are the SRQs' (device 0x13) */
+		if (err && op == VCX_CMD_OP_2ERR_QP && qp->state != IB_QPS_ERR &&
+		    (ibqp->srq || ibqp->qp_type == IB_QPT_XRC_TGT))
 			sw_last_wqe = true;
 		goto done;
 	}
@@ -837,7 +881,7 @@ int vcx_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	}
 	if (udata) {
 		vcx_qp_free_user(qp, udata);
-	} else {
+	} else if (qp->buf) {
 		vcx_cq_del_qp(qp);
 		vcx_qp_free_kernel(vdev, qp);
 	}
@@ -920,7 +964,7 @@ static int vcx_wr_to_opcode(struct vcx_qp *qp, const struct ib_send_wr *wr, u8 *
 	default:
 		break;
 	}
-	if (qp->st != VCX_QP_ST_RC)
+	if (qp->st != VCX_QP_ST_RC && qp->st != VCX_QP_ST_XRC)
 		return -EINVAL;
 	switch (wr->opcode) {
 	case IB_WR_SEND_WITH_INV:
@@ -1024,6 +1068,15 @@ static int vcx_build_send_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr, u8
 		return -EINVAL;
 	if (wr->num_sge > qp->sq.max_gs)
 		return -EINVAL;
+	/*
+	 * XRC initiator: the XRC segment comes first, naming the SRQ at the target.
+	 * ib_send_wr carries no such number: kernel initiators name SRQ 0 (mlx5_ib leaves
+	 * the segment zero too), which the target answers as an invalid request.
+	 */
+	if (qp->st == VCX_QP_ST_XRC) {
+		vcx_set(seg, VCX_XRC_SEG_SRQN, 0);
+		seg += VCX_WQE_XRC_SEG_SIZE;
+	}
 	if (vcx_qp_is_dgram(qp)) {
 		const struct ib_ud_wr *ud = ud_wr(wr);
 
@@ -1145,7 +1198,8 @@ static int vcx_post_recv_common(struct vcx_qp *qp, const struct ib_recv_wr *wr,
 	int err = 0, nreq = 0, i;
 	u8 *seg;
 
-	if (qp->ibqp.srq) {
+	/* SRQ QPs and XRC QPs have no receive queue of their own */
+	if (qp->ibqp.srq || qp->st == VCX_QP_ST_XRC) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -1262,6 +1316,8 @@ void vcx_drain_sq(struct ib_qp *ibqp)
 	const struct ib_send_wr *bad;
 	int err;
 
+	if (!qp->sq.wqe_cnt)
+		return;		/* an XRC target: no send queue */
 	if (vcx_drain_to_err(qp, "send queue"))
 		return;
 	init_completion(&d.done);
@@ -1282,6 +1338,9 @@ void vcx_drain_rq(struct ib_qp *ibqp)
 	const struct ib_recv_wr *bad;
 	int err;
 
+	/* no receive queue: the SRQs an XRC QP's requests name are not its own */
+	if (qp->st == VCX_QP_ST_XRC)
+		return;
 	if (ibqp->srq) {
 		/* the SRQ's WQEs are not the QP's: ib_drain_qp waits for the last-WQE event */
 		ibdev_warn(ibqp->device, "QP 0x%x: receive queue drain on a QP with an SRQ\n",

@@ -9,8 +9,10 @@
  * doorbell record holding the running count of posted WQEs; there is no UAR doorbell.
  *
  * The limit (srq_limit, the PRM "lwm") arms an SRQ_RQ_LIMIT event, delivered as
- * IB_EVENT_SRQ_LIMIT_REACHED; the device disarms it when it fires. XRC and tag-matching
- * SRQs are not supported.
+ * IB_EVENT_SRQ_LIMIT_REACHED; the device disarms it when it fires. XRC SRQs (IB_SRQT_XRC,
+ * when the device offers XRC) are the same queue with a domain and a CQ of their own:
+ * CREATE_XRC_SRQ and its family under ISSI 1 (vcx_xrc.c), a PRM SRQ whose srqc names the
+ * domain and the CQ under ISSI 0. Tag-matching SRQs are not supported.
  *
  * Kernel SRQs keep the list as mlx5 does: head is the next free WQE, tail the last one;
  * a completion (or a CQ clean) links the consumed WQE back after the tail.
@@ -41,6 +43,8 @@ static int vcx_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn
 	u32 log_size = ilog2(srq->max);
 	int err;
 
+	if (srq->is_xrc_srq)
+		return vcx_xrc_srq_cmd_create(vdev, srq, pdn, umem, npages);
 	inlen = (srq->is_rmp ? VCX_CREATE_RMP_IN_LEN : VCX_CREATE_SRQ_IN_LEN) +
 		npages * VCX_PAS_SIZE;
 	in = kvzalloc(inlen, GFP_KERNEL);
@@ -72,6 +76,9 @@ static int vcx_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn
 		vcx_set(ctx, VCX_SRQC_LWM, srq->limit);
 		vcx_set(ctx, VCX_SRQC_PD, pdn);
 		vcx_set64(ctx, VCX_SRQC_DBR_ADDR, srq->db.dma);
+		/* ISSI 0 XRC SRQ: the domain it serves and the CQ of its receives */
+		vcx_set(ctx, VCX_SRQC_XRCD, srq->xrcdn);
+		vcx_set(ctx, VCX_SRQC_CQN, srq->cqn);
 		pas = in + VCX_CREATE_SRQ_IN_PAS_AT;
 	}
 	vcx_ib_fill_pas(pas, umem, srq->buf_dma, npages);
@@ -87,18 +94,22 @@ static int vcx_srq_cmd_destroy(struct vcx_dev *vdev, struct vcx_srq *srq)
 	u8 in[VCX_OBJ_CMD_LEN] = {};
 	u8 out[VCX_OBJ_CMD_LEN] = {};
 
+	if (srq->is_xrc_srq)
+		return vcx_xrc_srq_cmd_destroy(vdev, srq);
 	vcx_set(in, VCX_CMD_IN_OPCODE, srq->is_rmp ? VCX_CMD_OP_DESTROY_RMP :
 						     VCX_CMD_OP_DESTROY_SRQ);
 	vcx_set(in, VCX_OBJ_NUMBER, srq->srqn);
 	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 }
 
-/* Arm the limit: MODIFY_RMP of lwm (ISSI 1) or ARM_RQ (ISSI 0). */
+/* Arm the limit: MODIFY_RMP of lwm (ISSI 1), ARM_XRC_SRQ, or ARM_RQ (ISSI 0). */
 static int vcx_srq_cmd_arm(struct vcx_dev *vdev, struct vcx_srq *srq, u32 lwm)
 {
 	u8 out[VCX_CMD_HDR_SIZE] = {};
 	int err;
 
+	if (srq->is_xrc_srq)
+		return vcx_xrc_srq_cmd_arm(vdev, srq, lwm);
 	if (srq->is_rmp) {
 		u8 *in, *ctx;
 
@@ -135,6 +146,8 @@ static int vcx_srq_cmd_query(struct vcx_dev *vdev, struct vcx_srq *srq, u32 *lwm
 	u8 *out, *ctx;
 	int err;
 
+	if (srq->is_xrc_srq)
+		return vcx_xrc_srq_cmd_query(vdev, srq, lwm, error);
 	out = kzalloc(outlen, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
@@ -269,14 +282,28 @@ int vcx_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	int err;
 
 	/* Everything is checked before a command is sent. */
-	if (init_attr->srq_type != IB_SRQT_BASIC)
+	if (init_attr->srq_type == IB_SRQT_XRC) {
+		if (!ibd->xrc)
+			return -EOPNOTSUPP;
+		if (!init_attr->ext.cq || !init_attr->ext.xrc.xrcd)
+			return -EINVAL;
+	} else if (init_attr->srq_type != IB_SRQT_BASIC) {
 		return -EOPNOTSUPP;
+	}
+	/* XRC SRQs have the limits of basic ones (the device reports no others). */
 	if (!attr->max_wr || attr->max_wr > max_srq_wr || attr->max_sge > ibd->max_srq_sge ||
 	    attr->srq_limit >= attr->max_wr)
 		return -EINVAL;
 
 	srq->vdev = vdev;
-	srq->is_rmp = vcx_srq_use_rmp(vdev);
+	if (init_attr->srq_type == IB_SRQT_XRC) {
+		srq->xrcdn = to_vxrcd(init_attr->ext.xrc.xrcd)->xrcdn;
+		srq->cqn = to_vcq(init_attr->ext.cq)->cqn;
+		/* mlx5_ib: CREATE_XRC_SRQ under ISSI 1, the PRM SRQ under ISSI 0 */
+		srq->is_xrc_srq = vcx_srq_use_rmp(vdev);
+	} else {
+		srq->is_rmp = vcx_srq_use_rmp(vdev);
+	}
 	srq->limit = attr->srq_limit;
 	spin_lock_init(&srq->lock);
 	if (udata)

@@ -10,6 +10,7 @@
  *   vcx_cq.c    CREATE_CQ / DESTROY_CQ, arm doorbell, kernel poll_cq
  *   vcx_qp.c    CREATE_QP, state transitions, QUERY_QP, DESTROY_QP, kernel post_send/recv
  *   vcx_srq.c   CREATE_RMP/SRQ, MODIFY_RMP/ARM_RQ, QUERY_RMP/SRQ, DESTROY, post_srq_recv
+ *   vcx_xrc.c   XRC domains, XRC SRQ commands, what XRC_INI / XRC_TGT QPs add to RC
  *   vcx_ah.c    address handles (RoCE address vectors of UD WQEs)
  */
 #ifndef VCX_VERBS_H
@@ -81,6 +82,8 @@ struct vcx_ib_dev {
 	u32 kernel_bf;			/* kernel doorbell register (round robin) */
 	bool frwr;			/* the device executes UMR WQEs: FRWR works */
 	bool mw;			/* memory windows (cap imaicl, with frwr) */
+	bool xrc;			/* XRC domains, SRQs and QPs (cap xrc) */
+	struct ib_pd *xrc_pd;		/* XRC targets' PD when there is no UMR PD */
 	struct vcx_umr umr;
 	spinlock_t bf_lock;
 	struct vcx_qp *gsi_qp;		/* the port's GSI QP (QP1), at most one */
@@ -144,6 +147,16 @@ static inline struct vcx_mw *to_vmw(struct ib_mw *ibmw)
 static inline struct vcx_pd *to_vpd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct vcx_pd, ibpd);
+}
+
+struct vcx_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
+static inline struct vcx_xrcd *to_vxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct vcx_xrcd, ibxrcd);
 }
 
 struct vcx_mr {
@@ -215,6 +228,9 @@ struct vcx_srq {
 	struct vcx_dev *vdev;
 	u32 srqn;
 	bool is_rmp;			/* ISSI 1: an RMP; ISSI 0: an SRQ */
+	bool is_xrc_srq;		/* ISSI 1 XRC SRQ: the CREATE_XRC_SRQ family */
+	u32 xrcdn;			/* XRC SRQs (either ISSI): the domain, else 0 */
+	u32 cqn;			/* XRC SRQs: the CQ of their receive completions */
 	u32 max;			/* WQEs in the buffer (power of two) */
 	u32 max_wr;			/* WRs posted at once (query_srq's max_wr) */
 	u32 wqe_shift;
@@ -397,6 +413,21 @@ int vcx_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr);
 void vcx_srq_free_wqe(struct vcx_srq *srq, u16 wqe_index);
 void vcx_srq_async_event(struct vcx_dev *vdev, u32 srqn, u8 type);
+
+/* vcx_xrc.c */
+void vcx_xrc_set_ops(struct vcx_ib_dev *ibd);
+void vcx_xrc_init(struct vcx_ib_dev *ibd);
+void vcx_xrc_cleanup(struct vcx_ib_dev *ibd);
+u32 vcx_xrc_tgt_pdn(struct vcx_ib_dev *ibd);
+int vcx_xrc_srq_cmd_create(struct vcx_dev *vdev, struct vcx_srq *srq, u32 pdn,
+			   struct ib_umem *umem, size_t npages);
+int vcx_xrc_srq_cmd_destroy(struct vcx_dev *vdev, struct vcx_srq *srq);
+int vcx_xrc_srq_cmd_arm(struct vcx_dev *vdev, struct vcx_srq *srq, u32 lwm);
+int vcx_xrc_srq_cmd_query(struct vcx_dev *vdev, struct vcx_srq *srq, u32 *lwm, bool *error);
+int vcx_xrc_qp_check(struct vcx_ib_dev *ibd, const struct ib_qp_init_attr *attr,
+		     struct ib_udata *udata);
+void vcx_xrc_tgt_fill_qpc(struct vcx_ib_dev *ibd, struct ib_qp_init_attr *attr, u8 *qpc);
+struct vcx_srq *vcx_xrc_cqe_srq(struct vcx_qp *qp, const u8 *cqe);
 
 /* vcx_ah.c */
 int vcx_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,

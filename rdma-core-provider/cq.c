@@ -10,7 +10,8 @@
  * the CQN to the CQ doorbell of UAR page 0.
  *
  * Requester CQEs are cumulative: a CQE for SQ WQE k retires every unsignaled WQE before
- * it. Responder CQEs name the RQ WQE (in order) or the SRQ WQE (by index) they consumed.
+ * it. Responder CQEs name the RQ WQE (in order) or the SRQ WQE (by index) they consumed;
+ * an SRQ is found by the CQE's SRQ number (an XRC target's QP is not the library's).
  * One decoder (decode_cqe) turns a CQE into an ibv_wc for poll_cq and for the extended
  * CQ (ibv_create_cq_ex), whose start_poll/next_poll decode one CQE and whose read_*
  * calls return its fields.
@@ -229,18 +230,20 @@ static int decode_cqe(struct vcx_context *ctx, const uint8_t *cqe, struct ibv_wc
 	wc->wc_flags = 0;
 	wc->vendor_err = 0;
 	qp = vcx_find_qp(ctx, wc->qp_num);
-	if (!qp)
-		return CQ_POLL_ERR;
 	if (opcode == VCX_CQE_REQ || opcode == VCX_CQE_REQ_ERR) {
-		if (!qp->sq.wqe_cnt)
+		if (!qp || !qp->sq.wqe_cnt)
 			return CQ_POLL_ERR;
 	} else {
+		/*
+		 * An SRQ's WQE is found by the SRQ number alone (cqe_version 0, as libmlx5):
+		 * the receives of XRC targets name a QP this library has no object for.
+		 */
 		srqn = vcx_get(cqe, VCX_CQE_SRQN_UIDX);
 		if (srqn) {
 			srq = vcx_find_srq(ctx, srqn);
 			if (!srq)
 				return CQ_POLL_ERR;
-		} else if (!qp->rq.wqe_cnt) {
+		} else if (!qp || !qp->rq.wqe_cnt) {
 			return CQ_POLL_ERR;
 		}
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * vcx provider: queue pair lifecycle (RC, UC, UD).
+ * vcx provider: queue pair lifecycle (RC, UC, UD, XRC_SEND; XRC_RECV in xrc.c).
  *
  * The library sizes and allocates the work queues, the kernel pins them and creates the
  * QP (create_qp udata, include/vcx/abi.h). create_qp and create_qp_ex share one path; with
@@ -36,6 +36,9 @@ static uint32_t sq_overhead(const struct vcx_context *ctx, enum ibv_qp_type type
 		return VCX_WQE_CTRL_SIZE + VCX_WQE_AV_SIZE;
 	case IBV_QPT_UC:
 		return VCX_WQE_CTRL_SIZE + max_t(uint32_t, VCX_WQE_RADDR_SEG_SIZE, mw);
+	case IBV_QPT_XRC_SEND:	/* the XRC segment, then what an RC WQE carries */
+		return VCX_WQE_CTRL_SIZE + VCX_WQE_XRC_SEG_SIZE + VCX_WQE_RADDR_SEG_SIZE +
+		       VCX_WQE_ATOMIC_SEG_SIZE;
 	default: /* RC: an atomic needs the remote address and the atomic segment */
 		return VCX_WQE_CTRL_SIZE +
 		       max_t(uint32_t, VCX_WQE_RADDR_SEG_SIZE + VCX_WQE_ATOMIC_SEG_SIZE, mw);
@@ -83,7 +86,8 @@ static int size_rq(struct vcx_context *ctx, struct vcx_qp *qp,
 	const struct ibv_qp_cap *cap = &attr->cap;
 	uint32_t wqe_size;
 
-	if (attr->srq || !cap->max_recv_wr)
+	/* XRC_SEND: nothing is received (libmlx5 ignores the receive capacities too) */
+	if (attr->srq || !cap->max_recv_wr || attr->qp_type == IBV_QPT_XRC_SEND)
 		return 0;
 	if (cap->max_recv_sge > ctx->max_sge || cap->max_recv_wr > ctx->max_recv_wr)
 		return EINVAL;
@@ -156,6 +160,7 @@ static void qp_free(struct vcx_context *ctx, struct vcx_qp *qp)
 
 /* What create_qp_ex accepts in comp_mask (the rest: EINVAL, as libmlx5 for unknown bits). */
 #define VCX_QP_INIT_ATTR_SUPPORTED (IBV_QP_INIT_ATTR_PD | \
+				    IBV_QP_INIT_ATTR_XRCD | \
 				    IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 				    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
@@ -163,10 +168,9 @@ static int check_init_attr(const struct ibv_qp_init_attr_ex *attr)
 {
 	uint32_t mask = attr->comp_mask;
 
-	/* XRC domains, RSS (hash and indirection tables) and TSO headers need objects and
-	 * offloads the device does not have (XRC QPs, TIRs, raw packet QPs). */
-	if (mask & (IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_IND_TABLE |
-		    IBV_QP_INIT_ATTR_RX_HASH))
+	/* RSS (hash and indirection tables) and TSO headers need objects and offloads the
+	 * device does not have (TIRs, raw packet QPs). */
+	if (mask & (IBV_QP_INIT_ATTR_IND_TABLE | IBV_QP_INIT_ATTR_RX_HASH))
 		return EOPNOTSUPP;
 	/* Unknown bits, and a TSO header, which libmlx5 refuses on every QP type but raw
 	 * packet (not a vcx QP type). */
@@ -175,8 +179,14 @@ static int check_init_attr(const struct ibv_qp_init_attr_ex *attr)
 	if (!(mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
 		return EINVAL;
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
-	    attr->qp_type != IBV_QPT_UD)
+	    attr->qp_type != IBV_QPT_UD && attr->qp_type != IBV_QPT_XRC_SEND)
 		return EOPNOTSUPP;
+	/* the domain is the target's (XRC_RECV, xrc.c); an initiator has none */
+	if (mask & IBV_QP_INIT_ATTR_XRCD)
+		return EINVAL;
+	/* an initiator's requests name their SRQ; it has none of its own */
+	if (attr->qp_type == IBV_QPT_XRC_SEND && attr->srq)
+		return EINVAL;
 	if (mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
 		if (attr->create_flags & ~VCX_QP_CREATE_FLAGS_KNOWN)
 			return EINVAL;
@@ -227,6 +237,11 @@ static struct vcx_qp *create_qp(struct vcx_context *ctx, struct ibv_qp_init_attr
 	size_t rq_bytes;
 	int err;
 
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		struct ibv_qp *ibqp = vcx_create_xrc_recv_qp(ctx, attr);
+
+		return ibqp ? to_vcx_qp(ibqp) : NULL;
+	}
 	err = check_init_attr(attr);
 	if (err) {
 		errno = err;
@@ -238,7 +253,8 @@ static struct vcx_qp *create_qp(struct vcx_context *ctx, struct ibv_qp_init_attr
 	vcx_spinlock_init(&qp->sq.lock, !ctx->single_threaded);
 	vcx_spinlock_init(&qp->rq.lock, !ctx->single_threaded);
 	qp->ibv_qp.qp_type = attr->qp_type;
-	qp->atomics_enabled = attr->qp_type == IBV_QPT_RC &&
+	qp->atomics_enabled = (attr->qp_type == IBV_QPT_RC ||
+			       attr->qp_type == IBV_QPT_XRC_SEND) &&
 			      (ctx->atomic_caps & VCX_ATOMIC_CAP_CMP_SWP) &&
 			      (ctx->atomic_caps & VCX_ATOMIC_CAP_FETCH_ADD);
 	qp->mw_enabled = (attr->qp_type == IBV_QPT_RC || attr->qp_type == IBV_QPT_UC) &&
@@ -366,7 +382,8 @@ static void qp_flush_cqes(struct vcx_qp *qp)
 	struct ibv_qp *ibqp = &qp->ibv_qp;
 	struct vcx_srq *srq = ibqp->srq ? to_vcx_srq(ibqp->srq) : NULL;
 
-	vcx_cq_clean(to_vcx_cq(ibqp->recv_cq), ibqp->qp_num, srq);
+	if (ibqp->recv_cq)	/* an XRC_SEND QP may have none */
+		vcx_cq_clean(to_vcx_cq(ibqp->recv_cq), ibqp->qp_num, srq);
 	if (ibqp->send_cq != ibqp->recv_cq)
 		vcx_cq_clean(to_vcx_cq(ibqp->send_cq), ibqp->qp_num, NULL);
 }
@@ -378,7 +395,8 @@ int vcx_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
 	int ret;
 
 	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (ret || !(attr_mask & IBV_QP_STATE))
+	/* an XRC target has no queues here: the command is all */
+	if (ret || !(attr_mask & IBV_QP_STATE) || qp->xrc_tgt)
 		return ret;
 	if (attr->qp_state != IBV_QPS_RESET) {
 		vcx_spin_lock(&qp->sq.lock);
@@ -415,6 +433,11 @@ int vcx_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	if (qp->xrc_tgt) {
+		/* this handle only; its receives were the SRQs' and stay theirs */
+		qp_free(ctx, qp);
+		return 0;
+	}
 	/* No CQE can name the QP any more: drop those already written, then unlist it. */
 	qp_flush_cqes(qp);
 	pthread_mutex_lock(&ctx->table_mutex);

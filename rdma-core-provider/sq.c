@@ -9,7 +9,8 @@
  *
  * Operations: RC: SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE(_WITH_IMM), RDMA_READ,
  * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD. UC: SEND(_WITH_IMM), RDMA_WRITE(_WITH_IMM).
- * UD: SEND(_WITH_IMM). Inline data for sends and writes. RC and UC, when the device offers
+ * UD: SEND(_WITH_IMM). XRC_SEND: what RC carries, each WQE with the XRC segment naming the
+ * target's SRQ (wr.qp_type.xrc.remote_srqn). Inline data for sends and writes. RC and UC, when the device offers
  * memory windows: BIND_MW and LOCAL_INV as UMR WQEs (libmlx5's set_bind_wr layout; the
  * window's current rkey in the control segment's immediate, the new key byte, range,
  * rights, QP (type 2) and the MR in the UMR segments). Their completions report
@@ -42,6 +43,10 @@ static_assert(offsetof(struct vcx_sge, lkey) == offsetof(struct ibv_sge, lkey), 
 int vcx_sq_opcode(const struct vcx_qp *qp, enum ibv_wr_opcode op)
 {
 	enum ibv_qp_type type = qp->ibv_qp.qp_type;
+
+	/* an XRC initiator is an RC requester whose WQEs name the remote SRQ */
+	if (type == IBV_QPT_XRC_SEND)
+		type = IBV_QPT_RC;
 
 	switch (op) {
 	case IBV_WR_SEND:
@@ -101,6 +106,8 @@ int vcx_sq_desc_check(const struct vcx_qp *qp, const struct vcx_send_desc *d)
 	if (d->inline_data && (d->opcode == VCX_OPCODE_RDMA_READ || d->has_atomic))
 		return EINVAL;
 	if (qp->ibv_qp.qp_type == IBV_QPT_UD && !d->av)
+		return EINVAL;
+	if ((qp->ibv_qp.qp_type == IBV_QPT_XRC_SEND) != d->has_xrc)
 		return EINVAL;
 	return 0;
 }
@@ -207,6 +214,10 @@ static int describe_wr(struct vcx_qp *qp, const struct ibv_send_wr *wr,
 		break;
 	}
 
+	if (qp->ibv_qp.qp_type == IBV_QPT_XRC_SEND) {
+		d->has_xrc = true;
+		d->xrc_srqn = wr->qp_type.xrc.remote_srqn;
+	}
 	if (qp->ibv_qp.qp_type == IBV_QPT_UD && wr->wr.ud.ah) {
 		d->av = to_vcx_ah(wr->wr.ud.ah)->av;
 		d->qkey = wr->wr.ud.remote_qkey;

@@ -75,6 +75,14 @@ int vcx_sq_build_wqe(const struct vcx_sq_ring *sq, uint32_t cur_post, uint32_t q
 		ring_copy(sq, cur_post, off, segs, len);
 		goto ctrl;
 	}
+	if (d->has_xrc) {
+		uint8_t *seg = vcx_sq_ring_at(sq, cur_post, off);
+
+		memset(seg, 0, VCX_WQE_XRC_SEG_SIZE);
+		vcx_set(seg, VCX_XRC_SEG_SRQN, d->xrc_srqn);
+		off += VCX_WQE_XRC_SEG_SIZE;
+		ds += VCX_WQE_XRC_SEG_SIZE / VCX_WQE_DS;
+	}
 	if (d->av) {
 		uint8_t *seg = vcx_sq_ring_at(sq, cur_post, off);
 

@@ -5,7 +5,8 @@
  * sq.c turns an ibv_send_wr into a struct vcx_send_desc (which segments, which opcode);
  * vcx_sq_build_wqe() lays the segments out in PRM order (prm-wqe.h):
  *
- *     control | [datagram (UD)] | [remote address] | [atomic] | data segments or inline
+ *     control | [XRC (XRC_SEND)] | [datagram (UD)] | [remote address] | [atomic] |
+ *     data segments or inline
  *
  * or, for a memory window bind or invalidation (opcode UMR), control | UMR control |
  * mkey | [one KLM entry padded to 64 bytes] (vcx_wqe_mw_segs_set in prm-wqe.h).
@@ -35,6 +36,8 @@ struct vcx_send_desc {
 	uint8_t opcode;			/* VCX_OPCODE_* */
 	uint8_t fm_ce_se;		/* VCX_WQE_FM_* | VCX_WQE_CE_* | VCX_WQE_SE_* */
 	uint32_t imm;			/* control-segment immediate / invalidate rkey */
+	bool has_xrc;			/* XRC_SEND: the XRC segment naming the remote SRQ */
+	uint32_t xrc_srqn;
 	const uint8_t *av;		/* UD: the AH's 48-byte address vector, else NULL */
 	uint32_t qkey;			/* UD */
 	uint32_t dqpn;			/* UD */

@@ -66,10 +66,16 @@ static void write_pending(struct vcx_qp *qp)
 	b->nreq++;
 }
 
-/* A WR is complete with its data and, on UD, its destination. */
+/*
+ * A WR is complete with its data and, on UD, its destination, on XRC_SEND its remote SRQ
+ * (libmlx5 counts the same two setters for both), in either order.
+ */
 static void write_if_complete(struct vcx_qp *qp)
 {
-	if (qp->wr.has_data && (qp->ibv_qp.qp_type != IBV_QPT_UD || qp->wr.desc.av))
+	enum ibv_qp_type type = qp->ibv_qp.qp_type;
+
+	if (qp->wr.has_data && (type != IBV_QPT_UD || qp->wr.desc.av) &&
+	    (type != IBV_QPT_XRC_SEND || qp->wr.desc.has_xrc))
 		write_pending(qp);
 }
 
@@ -185,7 +191,7 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t r
 }
 
 /*
- * Operations this library cannot build (no TSO, atomic write, flush or XRC): create_qp_ex
+ * Operations this library cannot build (no TSO, atomic write or flush): create_qp_ex
  * refuses to offer them, and if called anyway they fail the batch rather than post
  * something else.
  */
@@ -255,10 +261,6 @@ static void wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
 	wr_refuse(qpx);
 }
 
-static void wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
-{
-	wr_refuse(qpx);
-}
 
 /* Setters: they apply to the WR the last builder started. */
 
@@ -360,6 +362,23 @@ static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah, uint32_t re
 	b->desc.av = to_vcx_ah(ah)->av;
 	b->desc.dqpn = remote_qpn;
 	b->desc.qkey = remote_qkey;
+	write_if_complete(qp);
+}
+
+/* The remote XRC SRQ of an XRC_SEND WR (the XRC segment of its WQE). */
+static void wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct vcx_qp *qp = wr_qp(qpx);
+	struct vcx_wr_batch *b = setter(qp);
+
+	if (!b)
+		return;
+	if (qp->ibv_qp.qp_type != IBV_QPT_XRC_SEND) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	b->desc.has_xrc = true;
+	b->desc.xrc_srqn = remote_srqn;
 	write_if_complete(qp);
 }
 

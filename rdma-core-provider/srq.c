@@ -11,6 +11,10 @@
  * IBV_SRQ_LIMIT). When fewer WQEs than the limit remain the device raises
  * IBV_EVENT_SRQ_LIMIT_REACHED once and disarms; the application re-arms with
  * ibv_modify_srq, exactly as with libmlx5. The library keeps no limit state of its own.
+ *
+ * XRC SRQs (ibv_create_srq_ex, xrc.c) are the same queue and the same udata; only the
+ * command differs. Their CQEs come from targets the library has no QP object for, and
+ * name the SRQ by number.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,7 +69,7 @@ static int size_srq(struct vcx_context *ctx, struct vcx_srq *srq,
 	return 0;
 }
 
-static void srq_free(struct vcx_context *ctx, struct vcx_srq *srq)
+void vcx_srq_free(struct vcx_context *ctx, struct vcx_srq *srq)
 {
 	if (srq->dbrec)
 		vcx_db_free(&ctx->db_pool, srq->dbrec);
@@ -75,11 +79,12 @@ static void srq_free(struct vcx_context *ctx, struct vcx_srq *srq)
 	free(srq);
 }
 
-struct ibv_srq *vcx_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+/*
+ * The library's side of a new SRQ, basic or XRC (xrc.c): sized per attr, buffer, list
+ * and doorbell record, ready for the kernel command. NULL with errno set.
+ */
+struct vcx_srq *vcx_srq_alloc(struct vcx_context *ctx, struct ibv_srq_attr *attr)
 {
-	struct vcx_context *ctx = to_vcx_ctx(pd->context);
-	struct vcx_create_srq_cmd_resp resp = {};
-	struct vcx_create_srq_cmd cmd = {};
 	uint32_t wqe_shift, chain_len, nwqe;
 	struct vcx_srq *srq;
 	int err;
@@ -88,7 +93,7 @@ struct ibv_srq *vcx_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr
 	if (!srq)
 		return NULL;
 	vcx_spinlock_init(&srq->lock, !ctx->single_threaded);
-	err = size_srq(ctx, srq, &attr->attr, &wqe_shift, &chain_len, &nwqe);
+	err = size_srq(ctx, srq, attr, &wqe_shift, &chain_len, &nwqe);
 	if (err)
 		goto err_free;
 	srq->wrid = calloc(nwqe, sizeof(*srq->wrid));
@@ -106,31 +111,69 @@ struct ibv_srq *vcx_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr
 		err = errno;
 		goto err_free;
 	}
+	return srq;
 
-	cmd.drv_payload.buf_addr = (uintptr_t)srq->buf.buf;
-	cmd.drv_payload.db_addr = (uintptr_t)srq->dbrec;
-	cmd.drv_payload.wqe_count = nwqe;
-	cmd.drv_payload.wqe_shift = wqe_shift;
+err_free:
+	vcx_srq_free(ctx, srq);
+	errno = err;
+	return NULL;
+}
+
+/* The create_srq udata (abi.h) of a basic or XRC SRQ: the same for both. */
+void vcx_srq_fill_req(const struct vcx_srq *srq, uint64_t *buf_addr, uint64_t *db_addr,
+		      uint32_t *wqe_count, uint32_t *wqe_shift)
+{
+	*buf_addr = (uintptr_t)srq->buf.buf;
+	*db_addr = (uintptr_t)srq->dbrec;
+	*wqe_count = srq->list.nwqe;
+	*wqe_shift = srq->list.wqe_shift;
+}
+
+/*
+ * After the command (srq->srqn set): CQEs find the SRQ by number; attr gets what the
+ * application can post. On failure the caller destroys the kernel object.
+ */
+int vcx_srq_publish(struct vcx_context *ctx, struct vcx_srq *srq, struct ibv_srq_attr *attr)
+{
+	int err;
+
+	pthread_mutex_lock(&ctx->table_mutex);
+	err = vcx_table_insert(&ctx->srq_table, srq->srqn, srq) ? errno : 0;
+	pthread_mutex_unlock(&ctx->table_mutex);
+	if (err)
+		return err;
+	attr->max_wr = srq->list.chain_len - 1;
+	attr->max_sge = srq->max_gs;
+	return 0;
+}
+
+struct ibv_srq *vcx_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	struct vcx_context *ctx = to_vcx_ctx(pd->context);
+	struct vcx_create_srq_cmd_resp resp = {};
+	struct vcx_create_srq_cmd cmd = {};
+	struct vcx_srq *srq;
+	int err;
+
+	srq = vcx_srq_alloc(ctx, &attr->attr);
+	if (!srq)
+		return NULL;
+	vcx_srq_fill_req(srq, &cmd.drv_payload.buf_addr, &cmd.drv_payload.db_addr,
+			 &cmd.drv_payload.wqe_count, &cmd.drv_payload.wqe_shift);
 	err = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd.ibv_cmd, sizeof(cmd),
 				 &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free;
 	srq->srqn = resp.drv_payload.srqn;
-
-	pthread_mutex_lock(&ctx->table_mutex);
-	err = vcx_table_insert(&ctx->srq_table, srq->srqn, srq) ? errno : 0;
-	pthread_mutex_unlock(&ctx->table_mutex);
+	err = vcx_srq_publish(ctx, srq, &attr->attr);
 	if (err) {
 		ibv_cmd_destroy_srq(&srq->ibv_srq);
 		goto err_free;
 	}
-
-	attr->attr.max_wr = chain_len - 1;
-	attr->attr.max_sge = srq->max_gs;
 	return &srq->ibv_srq;
 
 err_free:
-	srq_free(ctx, srq);
+	vcx_srq_free(ctx, srq);
 	errno = err;
 	return NULL;
 }
@@ -171,7 +214,7 @@ int vcx_destroy_srq(struct ibv_srq *ibsrq)
 	pthread_mutex_lock(&ctx->table_mutex);
 	vcx_table_remove(&ctx->srq_table, srq->srqn);
 	pthread_mutex_unlock(&ctx->table_mutex);
-	srq_free(ctx, srq);
+	vcx_srq_free(ctx, srq);
 	return 0;
 }
 

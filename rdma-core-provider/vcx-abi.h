@@ -38,6 +38,9 @@ DECLARE_DRV_CMD(vcx_create_qp_ex_cmd, IB_USER_VERBS_EX_CMD_CREATE_QP, vcx_create
 		vcx_create_qp_resp);
 DECLARE_DRV_CMD(vcx_create_srq_cmd, IB_USER_VERBS_CMD_CREATE_SRQ, vcx_create_srq_req,
 		vcx_create_srq_resp);
+/* XRC SRQs (ibv_create_srq_ex): the basic SRQ's udata behind the extended command. */
+DECLARE_DRV_CMD(vcx_create_xsrq_cmd, IB_USER_VERBS_CMD_CREATE_XSRQ, vcx_create_srq_req,
+		vcx_create_srq_resp);
 DECLARE_DRV_CMD(vcx_create_ah_cmd, IB_USER_VERBS_CMD_CREATE_AH, empty, vcx_create_ah_resp);
 
 #endif /* VCX_PROVIDER_ABI_H */

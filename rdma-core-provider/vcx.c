@@ -66,6 +66,12 @@ static const struct verbs_context_ops vcx_ctx_ops = {
 	.query_srq = vcx_query_srq,
 	.destroy_srq = vcx_destroy_srq,
 	.post_srq_recv = vcx_post_srq_recv,
+	.create_srq_ex = vcx_create_srq_ex,
+	.get_srq_num = vcx_get_srq_num,
+
+	.open_xrcd = vcx_open_xrcd,
+	.close_xrcd = vcx_close_xrcd,
+	.open_qp = vcx_open_qp,
 
 	.free_context = vcx_free_context,
 };

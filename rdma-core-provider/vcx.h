@@ -182,11 +182,16 @@ struct vcx_qp {
 	 */
 	bool rq_open;
 	bool sq_open;
+	/* XRC_RECV (created or opened): no queues, no CQs, not in the QP table (xrc.c) */
+	bool xrc_tgt;
 	struct vcx_wr_batch wr;		/* only with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS */
 };
 
 struct vcx_srq {
-	struct ibv_srq ibv_srq;
+	union {				/* ibv_create_srq, or ibv_create_srq_ex (XRC) */
+		struct ibv_srq ibv_srq;
+		struct verbs_srq vsrq;
+	};
 	struct vcx_spinlock lock;
 	struct vcx_buf buf;
 	struct vcx_srq_list list;	/* linked-list WQE management */
@@ -253,6 +258,10 @@ struct ibv_mw *vcx_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int vcx_dealloc_mw(struct ibv_mw *mw);
 int vcx_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
 
+struct vcx_xrcd {
+	struct verbs_xrcd vxrcd;
+};
+
 /* ah.c */
 struct ibv_ah *vcx_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int vcx_destroy_ah(struct ibv_ah *ah);
@@ -309,5 +318,21 @@ int vcx_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
 void vcx_srq_free_wqe(struct vcx_srq *srq, uint16_t idx);
 struct vcx_srq *vcx_find_srq(struct vcx_context *ctx, uint32_t srqn);
+struct vcx_srq *vcx_srq_alloc(struct vcx_context *ctx, struct ibv_srq_attr *attr);
+int vcx_srq_publish(struct vcx_context *ctx, struct vcx_srq *srq, struct ibv_srq_attr *attr);
+void vcx_srq_free(struct vcx_context *ctx, struct vcx_srq *srq);
+void vcx_srq_fill_req(const struct vcx_srq *srq, uint64_t *buf_addr, uint64_t *db_addr,
+		      uint32_t *wqe_count, uint32_t *wqe_shift);
+
+/* xrc.c */
+struct ibv_xrcd *vcx_open_xrcd(struct ibv_context *context,
+			       struct ibv_xrcd_init_attr *xrcd_init_attr);
+int vcx_close_xrcd(struct ibv_xrcd *ib_xrcd);
+struct ibv_srq *vcx_create_srq_ex(struct ibv_context *context,
+				  struct ibv_srq_init_attr_ex *attr);
+int vcx_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
+struct ibv_qp *vcx_create_xrc_recv_qp(struct vcx_context *ctx,
+				      struct ibv_qp_init_attr_ex *attr);
+struct ibv_qp *vcx_open_qp(struct ibv_context *context, struct ibv_qp_open_attr *attr);
 
 #endif /* VCX_PROVIDER_H */

@@ -127,9 +127,24 @@ expect_errno('create_srq srq_limit >= max_wr', errno.EINVAL,
              lambda: SRQ(pd, SrqInitAttr(SrqAttr(max_wr=8, max_sge=1, srq_limit=8))))
 expect_errno('modify_srq srq_limit >= max_wr', errno.EINVAL,
              lambda: srq.modify(SrqAttr(srq_limit=1000000), e.IBV_SRQ_LIMIT))
-expect_errno('create_qp XRC_SEND', errno.EOPNOTSUPP,
-             lambda: QP(pd, QPInitAttr(qp_type=e.IBV_QPT_XRC_SEND, scq=cq, rcq=cq,
-                                       cap=QPCap(max_send_wr=4))))
+# XRC: an initiator is an RC send queue without receive queue (vcx_xrc for traffic).
+if not attr.device_cap_flags & e.IBV_DEVICE_XRC:
+    fail('query_device: no IBV_DEVICE_XRC')
+xqp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_XRC_SEND, scq=cq, rcq=cq,
+                        cap=QPCap(max_send_wr=4, max_recv_wr=0)))
+qa = QPAttr()
+qa.pkey_index = 0
+qa.port_num = 1
+qa.qp_access_flags = 0
+xqp.to_init(qa)
+got, init = xqp.query(e.IBV_QP_STATE)
+if got.qp_state != e.IBV_QPS_INIT or init.cap.max_recv_wr != 0:
+    fail('XRC_SEND: state %d, max_recv_wr %d' % (got.qp_state, init.cap.max_recv_wr))
+ok('create_qp XRC_SEND qpn 0x%x, RST2INIT, no receive queue' % xqp.qp_num)
+xqp.close()
+expect_errno('create_qp XRC_SEND with an SRQ', errno.EINVAL,
+             lambda: QP(pd, QPInitAttr(qp_type=e.IBV_QPT_XRC_SEND, scq=cq, rcq=cq, srq=srq,
+                                       cap=QPCap(max_send_wr=4, max_recv_wr=0))))
 
 for qp in reversed(qps):
     qp.close()

@@ -1,12 +1,13 @@
 #!/bin/bash
 # rdma-core 56.1's own pyverbs tests on vcx_0 (RoCE v2 GID): devices, PDs, MRs, CQs and
 # CQ events, CQ resize, extended CQs (ibv_create_cq_ex), QPs (RC/UC/UD traffic), extended
-# QPs (ibv_wr_* API), SRQs and atomics.
-# Features the device does not have are skipped by the suite itself (XRC, flush, atomic
-# write, ...); any error or failure fails the test. Skips are listed with their reasons.
+# QPs (ibv_wr_* API), SRQs, atomics, XRC and relaxed ordering.
+# Features the device does not have are skipped by the suite itself (flush, atomic write,
+# ...); any error or failure fails the test. Skips are listed with their reasons.
 # The cases of what vcx implements (extended QPs through create_qp_ex and ibv_wr_*, rereg
-# MR, resize CQ, extended CQs, memory windows of type 1 and 2) must run and pass: a skip
-# of one of them fails the test.
+# MR, resize CQ, extended CQs, memory windows of type 1 and 2, XRC traffic, sends,
+# atomics and the XRC case of the relaxed-ordering tests) must run and pass: a skip of one
+# of them fails the test.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 
@@ -16,6 +17,7 @@ cd /opt/rdma-core/tests || fail "no rdma-core tests in the guest"
 rc=0
 timeout 750 python3 run_tests.py --dev $VCX_IBDEV --gid "$gid" -v test_device test_pd \
 	test_mr test_cq test_cq_events test_cqex test_qp test_qpex test_srq test_atomic \
+	test_relaxed_ordering \
 	>/tmp/pyverbs.out 2>&1 || rc=$?
 grep -E ' \.\.\. (ok|ERROR|FAIL|skipped)|^Ran|^OK|^FAILED' /tmp/pyverbs.out
 if [ $rc -ne 0 ] || ! grep -q '^OK' /tmp/pyverbs.out; then
@@ -52,7 +54,9 @@ for t in test_qp_ex_rc_send test_qp_ex_rc_send_imm test_qp_ex_ud_send \
 	test_ud_traffic_cq_ex \
 	test_mw_type1 test_invalidate_mw_type1 test_mw_type2 test_mw_type2_invalidate_local \
 	test_mw_type2_invalidate_remote test_mw_type2_invalidate_dealloc \
-	test_reg_mw_wrong_type test_qp_ex_rc_bind_mw; do
+	test_reg_mw_wrong_type test_qp_ex_rc_bind_mw \
+	test_qp_ex_xrc_send test_qp_ex_xrc_send_imm test_xrc_traffic_cq_ex \
+	test_xrc_atomic_fetch_and_add test_xrc_atomic_cmp_and_swap test_ro_xrc_traffic; do
 	r=$(pyverbs_result $t)
 	if [ "$r" != ok ]; then
 		grep -F -A3 "$t (" /tmp/pyverbs.out >&2
@@ -60,6 +64,7 @@ for t in test_qp_ex_rc_send test_qp_ex_rc_send_imm test_qp_ex_ud_send \
 	fi
 done
 passed=$(grep -c ' \.\.\. ok' /tmp/pyverbs.out)
+skipped=$(grep -Ec ' \.\.\. skipped|^skipped ' /tmp/pyverbs.out || true)
 [ "$passed" -ge 86 ] || fail "only $passed pyverbs tests passed"
 kernel_log_clean || fail "kernel warnings"
-pass "pyverbs: $passed tests passed on $VCX_IBDEV ($(grep '^OK' /tmp/pyverbs.out))"
+pass "pyverbs: $passed tests passed, $skipped skipped on $VCX_IBDEV ($(grep '^OK' /tmp/pyverbs.out))"

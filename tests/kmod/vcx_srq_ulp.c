@@ -6,7 +6,13 @@
  *
  *  1. Attribute checks that must fail before any command: SRQ max_wr above the device
  *     limit, srq_limit >= max_wr, max_sge above the limit (-EINVAL); a tag-matching SRQ
- *     and an XRC initiator QP (-EOPNOTSUPP).
+ *     (-EOPNOTSUPP).
+ *  1b. XRC (the device must offer IB_DEVICE_XRC): the same limits on XRC SRQs (-EINVAL);
+ *     a domain, an XRC SRQ, an XRC_INI and an XRC_TGT QP connected in loopback. The
+ *     kernel's ib_send_wr has no remote SRQ number, so the XRC segment of a kernel
+ *     initiator names SRQ 0 (as mlx5_ib leaves it): the SEND must complete with
+ *     IB_WC_REM_INV_REQ_ERR, the target report IB_EVENT_QP_REQ_ERR, both QPs be in ERR,
+ *     and the XRC SRQ's receive buffer stay untouched with no receive completion.
  *  2. One PD, one CQ per online CPU (ib_alloc_cq, IB_POLL_WORKQUEUE), one SRQ shared by
  *     8 RC QPs connected in loopback pairs (0<->1, 2<->3, ...) on port 1 through the
  *     port's RoCE v2 link-local GID. The device must offer memory management extensions.
@@ -28,6 +34,7 @@
  * read-only parameter /sys/module/vcx_srq_ulp/parameters/result, and returned by module
  * init (0, or the errno of the failed step: insmod fails).
  */
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -81,6 +88,9 @@ struct ulp {
 	atomic_t recv_ok, recv_bad, send_ok, send_bad;
 	atomic_t limit_events;
 	struct ib_cqe fr_cqe;		/* FRWR step completions */
+	struct ib_cqe xrc_cqe;		/* XRC step: the send */
+	atomic_t xrc_send, xrc_recv, xrc_req_err;
+	enum ib_wc_status xrc_status;
 	atomic_t fr_ok, fr_bad;
 	u32 fr_ops;			/* BIT(wc->opcode) of the successful ones */
 	wait_queue_head_t wq;
@@ -222,6 +232,35 @@ static void ulp_qp_event(struct ib_event *ev, void *ctx)
 	/* LAST_WQE_REACHED at teardown is expected; anything else is reported. */
 	if (ev->event != IB_EVENT_QP_LAST_WQE_REACHED)
 		ulp_fail(ctx, "unexpected QP event %s", ib_event_msg(ev->event));
+}
+
+static void ulp_xrc_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ulp *u = container_of(wc->wr_cqe, struct ulp, xrc_cqe);
+
+	u->xrc_status = wc->status;
+	atomic_inc(&u->xrc_send);
+	wake_up(&u->wq);
+}
+
+static void ulp_xrc_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct ulp_buf *b = container_of(wc->wr_cqe, struct ulp_buf, cqe);
+
+	atomic_inc(&b->u->xrc_recv);
+	wake_up(&b->u->wq);
+}
+
+static void ulp_xrc_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct ulp *u = ctx;
+
+	if (ev->event == IB_EVENT_QP_REQ_ERR) {
+		atomic_inc(&u->xrc_req_err);
+		wake_up(&u->wq);
+	} else if (ev->event != IB_EVENT_QP_LAST_WQE_REACHED) {
+		ulp_fail(u, "unexpected XRC QP event %s", ib_event_msg(ev->event));
+	}
 }
 
 static int ulp_send(struct ulp *u, int qpi, int seq)
@@ -367,25 +406,250 @@ static int ulp_check_refusals(struct ulp *u)
 		pr_info(ULP ": SRQ with %s refused (%ld)\n", cases[i].what, PTR_ERR(srq));
 	}
 	qa.send_cq = u->cqs[0];
-	qa.recv_cq = u->cqs[0];
 	qa.cap.max_send_wr = 4;
 	qa.cap.max_send_sge = 1;
 	qa.qp_type = IB_QPT_XRC_INI;
+	qa.cap.max_inline_data = 64;	/* kernel QPs post no inline data */
 	qp = ib_create_qp(u->pd, &qa);
 	if (!IS_ERR(qp)) {
 		ib_destroy_qp(qp);
-		ulp_fail(u, "XRC_INI QP was created");
+		ulp_fail(u, "XRC_INI QP with max_inline_data was created");
 		return -EINVAL;
 	}
-	if (PTR_ERR(qp) != -EOPNOTSUPP) {
-		ulp_fail(u, "XRC_INI QP: %ld, expected %d", PTR_ERR(qp), -EOPNOTSUPP);
+	if (PTR_ERR(qp) != -EINVAL) {
+		ulp_fail(u, "XRC_INI QP with inline data: %ld, expected %d", PTR_ERR(qp), -EINVAL);
 		return -EINVAL;
 	}
-	pr_info(ULP ": XRC_INI QP refused (%ld)\n", PTR_ERR(qp));
+	pr_info(ULP ": XRC_INI QP with inline data refused (%ld)\n", PTR_ERR(qp));
 	return 0;
 }
 
+static int ulp_xrc_srq(struct ulp *u, struct ib_xrcd *xrcd, u32 max_wr, u32 max_sge,
+		       u32 limit, struct ib_srq **srq)
+{
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = max_wr, .max_sge = max_sge, .srq_limit = limit },
+		.srq_type = IB_SRQT_XRC,
+		.ext.cq = u->cqs[0],
+		.ext.xrc.xrcd = xrcd,
+	};
+
+	*srq = ib_create_srq(u->pd, &sa);
+	if (IS_ERR(*srq)) {
+		int err = PTR_ERR(*srq);
+
+		*srq = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/* An XRC initiator's RTR takes no responder attributes (ib_core's transition table). */
+static int ulp_xrc_connect(struct ulp *u, struct ib_qp *ini, struct ib_qp *tgt)
+{
+	struct ib_qp_attr a = {};
+	int err, i;
+
+	for (i = 0; i < 2; i++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IB_QPS_INIT;
+		a.port_num = 1;
+		a.qp_access_flags = i ? IB_ACCESS_REMOTE_WRITE : 0;
+		err = ib_modify_qp(i ? tgt : ini, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+				   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+		if (err)
+			return err;
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IB_QPS_RTR;
+		a.path_mtu = IB_MTU_1024;
+		a.dest_qp_num = i ? ini->qp_num : tgt->qp_num;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 1;
+		vcx_kmod_loopback_av(u->dev, &a.ah_attr, &u->gid, u->sgid_index);
+		err = ib_modify_qp(i ? tgt : ini, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+				   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+				   (i ? IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER : 0));
+		if (err)
+			return err;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(ini, &a, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
 static bool ulp_wait(struct ulp *u, atomic_t *v, int n);
+
+static enum ib_qp_state ulp_qp_state(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr ia;
+	struct ib_qp_attr a;
+
+	if (ib_query_qp(qp, &a, IB_QP_STATE, &ia))
+		return -1;
+	return a.qp_state;
+}
+
+/* Step 1b (needs the GID). Returns 0 or an errno (result set). */
+static int ulp_xrc(struct ulp *u)
+{
+	const struct ib_device_attr *da = &u->dev->attrs;
+	struct ib_qp_init_attr qa = {};
+	struct ib_qp *ini = NULL, *tgt = NULL;
+	struct ib_srq *srq = NULL;
+	struct ulp_buf rb = {};
+	struct ib_xrcd *xrcd;
+	struct ib_sge sge;
+	int err, i;
+	struct {
+		const char *what;
+		u32 max_wr, max_sge, limit;
+	} cases[] = {
+		{ "max_wr > max_srq_wr", da->max_srq_wr + 1, 1, 0 },
+		{ "srq_limit >= max_wr", 16, 1, 16 },
+		{ "max_sge > max_srq_sge", 16, da->max_srq_sge + 1, 0 },
+	};
+
+	if (!(da->device_cap_flags & IB_DEVICE_XRC)) {
+		ulp_fail(u, "the device does not offer XRC");
+		return -EOPNOTSUPP;
+	}
+	xrcd = ib_alloc_xrcd_user(u->dev, NULL, NULL);
+	if (IS_ERR(xrcd)) {
+		ulp_fail(u, "ib_alloc_xrcd_user: %ld", PTR_ERR(xrcd));
+		return PTR_ERR(xrcd);
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		err = ulp_xrc_srq(u, xrcd, cases[i].max_wr, cases[i].max_sge, cases[i].limit,
+				  &srq);
+		if (err != -EINVAL) {
+			ulp_fail(u, "XRC SRQ with %s: %d, expected %d", cases[i].what, err,
+				 -EINVAL);
+			err = -EINVAL;
+			goto out;
+		}
+		pr_info(ULP ": XRC SRQ with %s refused (%d)\n", cases[i].what, err);
+	}
+	err = ulp_xrc_srq(u, xrcd, 4, 1, 0, &srq);
+	if (err) {
+		ulp_fail(u, "XRC SRQ: %d", err);
+		goto out;
+	}
+	err = ulp_map(u, &rb, srq, DMA_FROM_DEVICE, ulp_xrc_recv_done);
+	if (err)
+		goto out;
+	memset(rb.data, 0xaa, MSG_SIZE);
+	ib_dma_sync_single_for_device(u->dev, rb.dma, MSG_SIZE, DMA_FROM_DEVICE);
+	{
+		struct ib_sge rsge = { .addr = rb.dma, .length = MSG_SIZE,
+				       .lkey = u->pd->local_dma_lkey };
+		struct ib_recv_wr rwr = { .wr_cqe = &rb.cqe, .sg_list = &rsge, .num_sge = 1 };
+
+		err = ib_post_srq_recv(srq, &rwr, NULL);
+		if (err) {
+			ulp_fail(u, "ib_post_srq_recv on the XRC SRQ: %d", err);
+			goto out;
+		}
+	}
+
+	qa.event_handler = ulp_xrc_qp_event;
+	qa.qp_context = u;
+	qa.send_cq = u->cqs[0];		/* no receive CQ: an initiator receives nothing */
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_send_sge = 1;
+	qa.sq_sig_type = IB_SIGNAL_REQ_WR;
+	qa.qp_type = IB_QPT_XRC_INI;
+	ini = ib_create_qp(u->pd, &qa);
+	if (IS_ERR(ini)) {
+		err = PTR_ERR(ini);
+		ini = NULL;
+		ulp_fail(u, "XRC_INI QP: %d", err);
+		goto out;
+	}
+	memset(&qa, 0, sizeof(qa));
+	qa.event_handler = ulp_xrc_qp_event;
+	qa.qp_context = u;
+	qa.qp_type = IB_QPT_XRC_TGT;
+	qa.xrcd = xrcd;
+	/* ib_create_qp needs a PD to find the device; the driver uses its own for targets */
+	tgt = ib_create_qp(u->pd, &qa);
+	if (IS_ERR(tgt)) {
+		err = PTR_ERR(tgt);
+		tgt = NULL;
+		ulp_fail(u, "XRC_TGT QP: %d", err);
+		goto out;
+	}
+	err = ulp_xrc_connect(u, ini, tgt);
+	if (err) {
+		ulp_fail(u, "connecting XRC_INI 0x%x and XRC_TGT 0x%x: %d", ini->qp_num,
+			 tgt->qp_num, err);
+		goto out;
+	}
+	pr_info(ULP ": XRC SRQ, XRC_INI 0x%x and XRC_TGT 0x%x connected\n", ini->qp_num,
+		tgt->qp_num);
+
+	u->xrc_cqe.done = ulp_xrc_send_done;
+	sge.addr = u->sbuf[0].dma;
+	sge.length = MSG_SIZE;
+	sge.lkey = u->pd->local_dma_lkey;
+	{
+		struct ib_send_wr wr = {
+			.wr_cqe = &u->xrc_cqe, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED,
+		};
+
+		err = ib_post_send(ini, &wr, NULL);
+	}
+	if (err) {
+		ulp_fail(u, "XRC SEND: %d", err);
+		goto out;
+	}
+	if (!ulp_wait(u, &u->xrc_send, 1) || u->xrc_status != IB_WC_REM_INV_REQ_ERR) {
+		ulp_fail(u, "XRC SEND naming SRQ 0: %s, expected %s",
+			 atomic_read(&u->xrc_send) ? ib_wc_status_msg(u->xrc_status) : "no CQE",
+			 ib_wc_status_msg(IB_WC_REM_INV_REQ_ERR));
+		err = -EIO;
+		goto out;
+	}
+	if (!ulp_wait(u, &u->xrc_req_err, 1)) {
+		ulp_fail(u, "no IB_EVENT_QP_REQ_ERR for the XRC target");
+		err = -EIO;
+		goto out;
+	}
+	msleep(100);
+	ib_dma_sync_single_for_cpu(u->dev, rb.dma, MSG_SIZE, DMA_FROM_DEVICE);
+	if (memchr_inv(rb.data, 0xaa, MSG_SIZE) || atomic_read(&u->xrc_recv) ||
+	    ulp_qp_state(ini) != IB_QPS_ERR || ulp_qp_state(tgt) != IB_QPS_ERR) {
+		ulp_fail(u, "XRC invalid request: buffer %s, %d receives, states %d/%d",
+			 memchr_inv(rb.data, 0xaa, MSG_SIZE) ? "written" : "untouched",
+			 atomic_read(&u->xrc_recv), ulp_qp_state(ini), ulp_qp_state(tgt));
+		err = -EIO;
+		goto out;
+	}
+	pr_info(ULP ": XRC: SEND naming SRQ 0 -> %s, target QP_REQ_ERR, both QPs in ERR, SRQ buffer untouched\n",
+		ib_wc_status_msg(u->xrc_status));
+	err = 0;
+out:
+	if (tgt)
+		ib_destroy_qp(tgt);
+	if (ini)
+		ib_destroy_qp(ini);
+	if (srq)
+		ib_destroy_srq(srq);
+	ulp_unmap(u, &rb, DMA_FROM_DEVICE);
+	if (!err) {
+		err = ib_dealloc_xrcd_user(xrcd, NULL);
+		if (err)
+			ulp_fail(u, "ib_dealloc_xrcd_user: %d", err);
+	} else {
+		ib_dealloc_xrcd_user(xrcd, NULL);
+	}
+	return err;
+}
 
 /*
  * Step 3b: FRWR on QP 0. Page 0 is the send buffer, page 1 the RDMA WRITE target, both
@@ -604,6 +868,11 @@ static int ulp_run(struct ulp *u)
 		if (ulp_map(u, &u->rbuf[i], i < NRECV ? u->srq : u->srq2, DMA_FROM_DEVICE,
 			    ulp_recv_done))
 			return -ENOMEM;
+
+	/* Step 1b: XRC (the first send buffer is its payload). */
+	err = ulp_xrc(u);
+	if (err)
+		return err;
 
 	/* Step 3: traffic from every QP into the shared SRQ. */
 	WRITE_ONCE(u->repost, true);

@@ -502,8 +502,9 @@ static void bad_verbs(struct env *e)
 		ok(!ibv_destroy_srq(srq), "ibv_destroy_srq");
 	}
 
-	qi.qp_type = IBV_QPT_XRC_SEND;
-	expect_qp_refused(e, &qi, EOPNOTSUPP, "IBV_QPT_XRC_SEND");
+	/* a QP type the device does not have (XRC is offered: verbs-xrc) */
+	qi.qp_type = IBV_QPT_RAW_PACKET;
+	expect_qp_refused(e, &qi, EOPNOTSUPP, "IBV_QPT_RAW_PACKET");
 
 	qi.qp_type = IBV_QPT_RC;
 	qi.cap.max_send_wr = e->dattr.orig_attr.max_qp_wr + 1;

@@ -23,6 +23,6 @@ ${CC:-cc} -std=gnu11 -O1 -g -Wall -Wextra -Wno-sign-compare -Wno-unused-paramete
 	"$here/test-datapath.c" "$here/test-qp-ex.c" "$here/fake-uverbs.c" "$here/device.c" \
 	"$prov"/ah.c "$prov"/buf.c "$prov"/cq.c "$prov"/db.c "$prov"/qp.c "$prov"/rq.c \
 	"$prov"/sq.c "$prov"/sq_wqe.c "$prov"/sq_wr.c "$prov"/srq.c "$prov"/srq_list.c "$prov"/table.c \
-	"$prov"/vcx.c "$prov"/verbs.c \
+	"$prov"/vcx.c "$prov"/verbs.c "$prov"/xrc.c \
 	"$top/build/util/librdma_util_pic.a" -L"$top/build/lib" -libverbs -lpthread >&2
 LD_LIBRARY_PATH="$top/build/lib" "$tmp/test-datapath"

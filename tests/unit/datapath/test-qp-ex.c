@@ -130,7 +130,7 @@ void test_create_qp_ex(void)
 	expect_create_fail(&a, EINVAL, "no PD in comp_mask: EINVAL");
 	a = BASE_ATTR(IBV_QPT_RC);
 	a.comp_mask |= IBV_QP_INIT_ATTR_XRCD;
-	expect_create_fail(&a, EOPNOTSUPP, "XRCD: EOPNOTSUPP");
+	expect_create_fail(&a, EINVAL, "XRCD on an RC QP (XRC_RECV only): EINVAL");
 	a = BASE_ATTR(IBV_QPT_RC);
 	a.comp_mask |= IBV_QP_INIT_ATTR_RX_HASH;
 	expect_create_fail(&a, EOPNOTSUPP, "RX_HASH (RSS): EOPNOTSUPP");
@@ -145,7 +145,8 @@ void test_create_qp_ex(void)
 	a.comp_mask |= 1u << 20;
 	expect_create_fail(&a, EINVAL, "unknown comp_mask bit: EINVAL");
 	a = BASE_ATTR(IBV_QPT_XRC_SEND);
-	expect_create_fail(&a, EOPNOTSUPP, "XRC_SEND QP: EOPNOTSUPP");
+	a.comp_mask |= IBV_QP_INIT_ATTR_XRCD;
+	expect_create_fail(&a, EINVAL, "XRCD on an XRC_SEND QP (XRC_RECV only): EINVAL");
 	a = BASE_ATTR(IBV_QPT_RAW_PACKET);
 	expect_create_fail(&a, EOPNOTSUPP, "raw packet QP: EOPNOTSUPP");
 	a = BASE_ATTR(IBV_QPT_UD);
