@@ -2,12 +2,13 @@
 /*
  * vcx provider: queue pair lifecycle (RC, UC, UD, XRC_SEND; XRC_RECV in xrc.c).
  *
- * The library sizes and allocates the work queues, the kernel pins them and creates the
- * QP (create_qp udata, include/vcx/abi.h). create_qp and create_qp_ex share one path; with
- * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP also gets the ibv_wr_* entry points (sq_wr.c). One buffer holds the RQ (rq.wqe_cnt WQEs of
- * 2^rq.wqe_shift bytes) at offset 0 and the SQ (sq.wqe_cnt 64-byte WQEBBs) after it; an
- * 8-byte doorbell record holds the receive and send counters. Posting lives in sq.c and
- * rq.c; CQEs find the QP through the context's QP table.
+ * The library sizes and allocates the work queues, the kernel pins them and creates the QP
+ * (create_qp udata, include/vcx/abi.h). create_qp and create_qp_ex share one path; with
+ * IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP also gets the ibv_wr_* entry points (sq_wr.c).
+ * One buffer holds the RQ (rq.wqe_cnt WQEs of 2^rq.wqe_shift bytes) at offset 0 and the SQ
+ * (sq.wqe_cnt 64-byte WQEBBs) after it; an 8-byte doorbell record holds the receive and
+ * send counters. Posting lives in sq.c and rq.c; CQEs find the QP through the context's QP
+ * table.
  */
 #include <errno.h>
 #include <stdlib.h>

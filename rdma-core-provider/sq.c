@@ -10,11 +10,11 @@
  * Operations: RC: SEND, SEND_WITH_IMM, SEND_WITH_INV, RDMA_WRITE(_WITH_IMM), RDMA_READ,
  * ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD. UC: SEND(_WITH_IMM), RDMA_WRITE(_WITH_IMM).
  * UD: SEND(_WITH_IMM). XRC_SEND: what RC carries, each WQE with the XRC segment naming the
- * target's SRQ (wr.qp_type.xrc.remote_srqn). Inline data for sends and writes. RC and UC, when the device offers
- * memory windows: BIND_MW and LOCAL_INV as UMR WQEs (libmlx5's set_bind_wr layout; the
- * window's current rkey in the control segment's immediate, the new key byte, range,
- * rights, QP (type 2) and the MR in the UMR segments). Their completions report
- * IBV_WC_BIND_MW / IBV_WC_LOCAL_INV.
+ * target's SRQ (wr.qp_type.xrc.remote_srqn). Inline data for sends and writes. RC and UC,
+ * when the device offers memory windows: BIND_MW and LOCAL_INV as UMR WQEs (libmlx5's
+ * set_bind_wr layout; the window's current rkey in the control segment's immediate, the
+ * new key byte, range, rights, QP (type 2) and the MR in the UMR segments). Their
+ * completions report IBV_WC_BIND_MW / IBV_WC_LOCAL_INV.
  *
  * The steps after the translation of a WR (description checks, overflow check, WQE write
  * and slot bookkeeping, doorbell) are shared with the ibv_wr_* API in sq_wr.c, so both
