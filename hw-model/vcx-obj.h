@@ -313,6 +313,18 @@ typedef struct VcxSrqParams {
     const uint8_t *pas;
     uint32_t pas_room;
 } VcxSrqParams;
+/*
+ * Where the fields of an SRQ context sit: srqc (ISSI 0 CREATE_SRQ) and xrc_srqc
+ * (CREATE_XRC_SRQ) carry the same fields at different offsets, so one parser and one
+ * QUERY writer serve both, each given its layout.
+ */
+typedef struct VcxSrqcLayout {
+    struct vcx_fld state, log_size, log_stride, xrcd, page_offset, cqn, log_page_size;
+    struct vcx_fld pd, lwm, wqe_cnt, dbr;
+    struct vcx_fld user_index;  /* width 0: not in this layout */
+} VcxSrqcLayout;
+void vcx_srqc_parse(const VcxSrqcLayout *l, const uint8_t *c, VcxSrqParams *p);
+void vcx_srqc_query(VcxState *s, const VcxSrqcLayout *l, VcxSrq *srq, uint8_t *c);
 /* Checks and creation common to CREATE_SRQ, CREATE_RMP and CREATE_XRC_SRQ. */
 uint8_t vcx_srq_create(VcxState *s, VcxCmd *cmd, const VcxSrqParams *p, bool rmp, bool xrc,
                        uint32_t *srqn);

@@ -204,25 +204,60 @@ uint16_t vcx_srq_sw_counter(VcxState *s, VcxSrq *srq)
  * ISSI 0: CREATE_SRQ / DESTROY_SRQ / QUERY_SRQ / ARM_RQ
  */
 
+static const VcxSrqcLayout vcx_srqc_layout = {
+    .state = VCX_SRQC_STATE, .log_size = VCX_SRQC_LOG_SRQ_SIZE,
+    .log_stride = VCX_SRQC_LOG_RQ_STRIDE, .xrcd = VCX_SRQC_XRCD,
+    .page_offset = VCX_SRQC_PAGE_OFFSET, .cqn = VCX_SRQC_CQN,
+    .log_page_size = VCX_SRQC_LOG_PAGE_SIZE, .pd = VCX_SRQC_PD, .lwm = VCX_SRQC_LWM,
+    .wqe_cnt = VCX_SRQC_WQE_CNT, .dbr = VCX_SRQC_DBR_ADDR,
+};
+
+/* The fields of an SRQ context, as CREATE_SRQ and CREATE_XRC_SRQ give them. */
+void vcx_srqc_parse(const VcxSrqcLayout *l, const uint8_t *c, VcxSrqParams *p)
+{
+    p->log_size = vcx_get(c, l->log_size);
+    p->log_stride = vcx_get(c, l->log_stride) + 4;
+    p->log_page = vcx_get(c, l->log_page_size);
+    p->page_offset = vcx_get(c, l->page_offset);
+    p->pdn = vcx_get(c, l->pd);
+    p->lwm = vcx_get(c, l->lwm);
+    p->xrcd = vcx_get(c, l->xrcd);
+    p->cqn = vcx_get(c, l->cqn);
+    p->user_index = l->user_index.width ? vcx_get(c, l->user_index) : 0;
+    p->dbr = vcx_get64(c, l->dbr);
+}
+
+/* QUERY_SRQ / QUERY_XRC_SRQ: the context as created, with state and the WQE count. */
+void vcx_srqc_query(VcxState *s, const VcxSrqcLayout *l, VcxSrq *srq, uint8_t *c)
+{
+    vcx_set(c, l->state, srq->error ? VCX_SRQC_STATE_ERROR : VCX_SRQC_STATE_GOOD);
+    vcx_set(c, l->log_size, srq->log_size);
+    vcx_set(c, l->log_stride, srq->log_stride - 4);
+    vcx_set(c, l->xrcd, srq->xrcd);
+    vcx_set(c, l->page_offset, srq->page_offset);
+    vcx_set(c, l->cqn, srq->cqn);
+    vcx_set(c, l->log_page_size, srq->log_page_size);
+    if (l->user_index.width) {
+        vcx_set(c, l->user_index, srq->user_index);
+    }
+    vcx_set(c, l->pd, srq->pdn);
+    vcx_set(c, l->lwm, srq->lwm);
+    vcx_set(c, l->wqe_cnt, (vcx_srq_sw_counter(s, srq) - srq->consumed) &
+                           VCX_WQE_INDEX_MASK);
+    vcx_set64(c, l->dbr, srq->dbr_addr);
+}
+
 uint8_t vcx_cmd_create_srq(VcxState *s, VcxCmd *cmd)
 {
     const uint8_t *c = cmd->in + VCX_CREATE_SRQ_IN_SRQC_AT;
     VcxSrqParams p = {
-        .log_size = vcx_get(c, VCX_SRQC_LOG_SRQ_SIZE),
-        .log_stride = vcx_get(c, VCX_SRQC_LOG_RQ_STRIDE) + 4,
-        .log_page = vcx_get(c, VCX_SRQC_LOG_PAGE_SIZE),
-        .page_offset = vcx_get(c, VCX_SRQC_PAGE_OFFSET),
-        .pdn = vcx_get(c, VCX_SRQC_PD),
-        .lwm = vcx_get(c, VCX_SRQC_LWM),
-        .xrcd = vcx_get(c, VCX_SRQC_XRCD),
-        .cqn = vcx_get(c, VCX_SRQC_CQN),
-        .dbr = vcx_get64(c, VCX_SRQC_DBR_ADDR),
         .pas = cmd->in + VCX_CREATE_SRQ_IN_PAS_AT,
         .pas_room = cmd->in_len - VCX_CREATE_SRQ_IN_PAS_AT,
     };
     uint32_t srqn;
     uint8_t status;
 
+    vcx_srqc_parse(&vcx_srqc_layout, c, &p);
     if (vcx_get(c, VCX_SRQC_WQ_SIGNATURE) || vcx_get(c, VCX_SRQC_CONT_SRQ)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SRQ_UNSUPPORTED,
                             "wq_signature / cont_srq not supported");
@@ -249,18 +284,7 @@ uint8_t vcx_cmd_query_srq(VcxState *s, VcxCmd *cmd)
     if (!srq) {
         return status;
     }
-    vcx_set(c, VCX_SRQC_STATE, srq->error ? VCX_SRQC_STATE_ERROR : VCX_SRQC_STATE_GOOD);
-    vcx_set(c, VCX_SRQC_LOG_SRQ_SIZE, srq->log_size);
-    vcx_set(c, VCX_SRQC_LOG_RQ_STRIDE, srq->log_stride - 4);
-    vcx_set(c, VCX_SRQC_XRCD, srq->xrcd);
-    vcx_set(c, VCX_SRQC_PAGE_OFFSET, srq->page_offset);
-    vcx_set(c, VCX_SRQC_CQN, srq->cqn);
-    vcx_set(c, VCX_SRQC_LOG_PAGE_SIZE, srq->log_page_size);
-    vcx_set(c, VCX_SRQC_PD, srq->pdn);
-    vcx_set(c, VCX_SRQC_LWM, srq->lwm);
-    vcx_set(c, VCX_SRQC_WQE_CNT, (vcx_srq_sw_counter(s, srq) - srq->consumed) &
-                                 VCX_WQE_INDEX_MASK);
-    vcx_set64(c, VCX_SRQC_DBR_ADDR, srq->dbr_addr);
+    vcx_srqc_query(s, &vcx_srqc_layout, srq, c);
     vcx_qbuf_query_pas(&srq->buf, cmd->out + VCX_QUERY_SRQ_OUT_PAS_AT,
                        cmd->out_len - VCX_QUERY_SRQ_OUT_PAS_AT);
     return VCX_CMD_STAT_OK;

@@ -100,27 +100,28 @@ uint8_t vcx_cmd_dealloc_xrcd(VcxState *s, VcxCmd *cmd)
  * CREATE_SRQ form)
  */
 
+static const VcxSrqcLayout vcx_xrc_srqc_layout = {
+    .state = VCX_XRC_SRQC_STATE, .log_size = VCX_XRC_SRQC_LOG_SIZE,
+    .log_stride = VCX_XRC_SRQC_LOG_RQ_STRIDE, .xrcd = VCX_XRC_SRQC_XRCD,
+    .page_offset = VCX_XRC_SRQC_PAGE_OFFSET, .cqn = VCX_XRC_SRQC_CQN,
+    .log_page_size = VCX_XRC_SRQC_LOG_PAGE_SIZE, .pd = VCX_XRC_SRQC_PD,
+    .lwm = VCX_XRC_SRQC_LWM, .wqe_cnt = VCX_XRC_SRQC_WQE_CNT,
+    .dbr = VCX_XRC_SRQC_DBR_ADDR, .user_index = VCX_XRC_SRQC_USER_INDEX,
+};
+
 uint8_t vcx_cmd_create_xrc_srq(VcxState *s, VcxCmd *cmd)
 {
     const uint8_t *c = cmd->in + VCX_CREATE_XRC_SRQ_IN_CTX;
     VcxSrqParams p = {
-        .log_size = vcx_get(c, VCX_XRC_SRQC_LOG_SIZE),
-        .log_stride = vcx_get(c, VCX_XRC_SRQC_LOG_RQ_STRIDE) + 4,
-        .log_page = vcx_get(c, VCX_XRC_SRQC_LOG_PAGE_SIZE),
-        .page_offset = vcx_get(c, VCX_XRC_SRQC_PAGE_OFFSET),
-        .pdn = vcx_get(c, VCX_XRC_SRQC_PD),
-        .lwm = vcx_get(c, VCX_XRC_SRQC_LWM),
-        .xrcd = vcx_get(c, VCX_XRC_SRQC_XRCD),
-        .cqn = vcx_get(c, VCX_XRC_SRQC_CQN),
-        .user_index = vcx_get(c, VCX_XRC_SRQC_USER_INDEX),
-        /* db_record_addr_l bits 1:0 are reserved: not part of the address */
-        .dbr = vcx_get64(c, VCX_XRC_SRQC_DBR_ADDR) & ~3ull,
         .pas = cmd->in + VCX_CREATE_XRC_SRQ_IN_PAS,
         .pas_room = cmd->in_len - VCX_CREATE_XRC_SRQ_IN_PAS,
     };
     uint32_t srqn;
     uint8_t status;
 
+    vcx_srqc_parse(&vcx_xrc_srqc_layout, c, &p);
+    /* db_record_addr_l bits 1:0 are reserved: not part of the address */
+    p.dbr &= ~3ull;
     if (vcx_get(c, VCX_XRC_SRQC_WQ_SIGNATURE) || vcx_get(c, VCX_XRC_SRQC_CONT_SRQ) ||
         vcx_get(c, VCX_XRC_SRQC_RLKY) || vcx_get(c, VCX_XRC_SRQC_BASIC_CYCLIC) ||
         vcx_get(c, VCX_XRC_SRQC_DBR_UMEM_VALID) ||
@@ -178,19 +179,7 @@ uint8_t vcx_cmd_query_xrc_srq(VcxState *s, VcxCmd *cmd)
     if (!srq) {
         return status;
     }
-    vcx_set(c, VCX_XRC_SRQC_STATE, srq->error ? VCX_SRQC_STATE_ERROR : VCX_SRQC_STATE_GOOD);
-    vcx_set(c, VCX_XRC_SRQC_LOG_SIZE, srq->log_size);
-    vcx_set(c, VCX_XRC_SRQC_LOG_RQ_STRIDE, srq->log_stride - 4);
-    vcx_set(c, VCX_XRC_SRQC_XRCD, srq->xrcd);
-    vcx_set(c, VCX_XRC_SRQC_PAGE_OFFSET, srq->page_offset);
-    vcx_set(c, VCX_XRC_SRQC_CQN, srq->cqn);
-    vcx_set(c, VCX_XRC_SRQC_LOG_PAGE_SIZE, srq->log_page_size);
-    vcx_set(c, VCX_XRC_SRQC_USER_INDEX, srq->user_index);
-    vcx_set(c, VCX_XRC_SRQC_PD, srq->pdn);
-    vcx_set(c, VCX_XRC_SRQC_LWM, srq->lwm);
-    vcx_set(c, VCX_XRC_SRQC_WQE_CNT, (vcx_srq_sw_counter(s, srq) - srq->consumed) &
-                                     VCX_WQE_INDEX_MASK);
-    vcx_set64(c, VCX_XRC_SRQC_DBR_ADDR, srq->dbr_addr);
+    vcx_srqc_query(s, &vcx_xrc_srqc_layout, srq, c);
     vcx_qbuf_query_pas(&srq->buf, cmd->out + VCX_QUERY_XRC_SRQ_OUT_PAS,
                        cmd->out_len - VCX_QUERY_XRC_SRQ_OUT_PAS);
     return VCX_CMD_STAT_OK;
