@@ -130,21 +130,31 @@ void vcx_srq_fill_req(const struct vcx_srq *srq, uint64_t *buf_addr, uint64_t *d
 }
 
 /*
- * After the command (srq->srqn set): CQEs find the SRQ by number; attr gets what the
- * application can post. On failure the caller destroys the kernel object.
+ * After the create command, ok or not (err its result, srqn the number it returned):
+ * CQEs find the SRQ by number and attr gets what the application can post. Any failure
+ * undoes the kernel object and the SRQ, sets errno and returns NULL.
  */
-int vcx_srq_publish(struct vcx_context *ctx, struct vcx_srq *srq, struct ibv_srq_attr *attr)
+struct ibv_srq *vcx_srq_publish(struct vcx_context *ctx, struct vcx_srq *srq, int err,
+				uint32_t srqn, struct ibv_srq_attr *attr)
 {
-	int err;
-
+	if (err)
+		goto err_free;
+	srq->srqn = srqn;
 	pthread_mutex_lock(&ctx->table_mutex);
 	err = vcx_table_insert(&ctx->srq_table, srq->srqn, srq) ? errno : 0;
 	pthread_mutex_unlock(&ctx->table_mutex);
-	if (err)
-		return err;
+	if (err) {
+		ibv_cmd_destroy_srq(&srq->ibv_srq);
+		goto err_free;
+	}
 	attr->max_wr = srq->list.chain_len - 1;
 	attr->max_sge = srq->max_gs;
-	return 0;
+	return &srq->ibv_srq;
+
+err_free:
+	vcx_srq_free(ctx, srq);
+	errno = err;
+	return NULL;
 }
 
 struct ibv_srq *vcx_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
@@ -162,20 +172,7 @@ struct ibv_srq *vcx_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr
 			 &cmd.drv_payload.wqe_count, &cmd.drv_payload.wqe_shift);
 	err = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd.ibv_cmd, sizeof(cmd),
 				 &resp.ibv_resp, sizeof(resp));
-	if (err)
-		goto err_free;
-	srq->srqn = resp.drv_payload.srqn;
-	err = vcx_srq_publish(ctx, srq, &attr->attr);
-	if (err) {
-		ibv_cmd_destroy_srq(&srq->ibv_srq);
-		goto err_free;
-	}
-	return &srq->ibv_srq;
-
-err_free:
-	vcx_srq_free(ctx, srq);
-	errno = err;
-	return NULL;
+	return vcx_srq_publish(ctx, srq, err, resp.drv_payload.srqn, &attr->attr);
 }
 
 int vcx_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int attr_mask)

@@ -319,7 +319,8 @@ int vcx_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 void vcx_srq_free_wqe(struct vcx_srq *srq, uint16_t idx);
 struct vcx_srq *vcx_find_srq(struct vcx_context *ctx, uint32_t srqn);
 struct vcx_srq *vcx_srq_alloc(struct vcx_context *ctx, struct ibv_srq_attr *attr);
-int vcx_srq_publish(struct vcx_context *ctx, struct vcx_srq *srq, struct ibv_srq_attr *attr);
+struct ibv_srq *vcx_srq_publish(struct vcx_context *ctx, struct vcx_srq *srq, int err,
+				uint32_t srqn, struct ibv_srq_attr *attr);
 void vcx_srq_free(struct vcx_context *ctx, struct vcx_srq *srq);
 void vcx_srq_fill_req(const struct vcx_srq *srq, uint64_t *buf_addr, uint64_t *db_addr,
 		      uint32_t *wqe_count, uint32_t *wqe_shift);

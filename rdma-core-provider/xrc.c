@@ -96,20 +96,7 @@ struct ibv_srq *vcx_create_srq_ex(struct ibv_context *context,
 			 &cmd.drv_payload.wqe_count, &cmd.drv_payload.wqe_shift);
 	err = ibv_cmd_create_srq_ex(context, &srq->vsrq, attr, &cmd.ibv_cmd, sizeof(cmd),
 				    &resp.ibv_resp, sizeof(resp));
-	if (err)
-		goto err_free;
-	srq->srqn = resp.drv_payload.srqn;
-	err = vcx_srq_publish(ctx, srq, &attr->attr);
-	if (err) {
-		ibv_cmd_destroy_srq(&srq->ibv_srq);
-		goto err_free;
-	}
-	return &srq->ibv_srq;
-
-err_free:
-	vcx_srq_free(ctx, srq);
-	errno = err;
-	return NULL;
+	return vcx_srq_publish(ctx, srq, err, resp.drv_payload.srqn, &attr->attr);
 }
 
 /* The number remote XRC initiators put in their XRC segment: the PRM SRQ number. */

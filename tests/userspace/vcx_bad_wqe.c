@@ -25,33 +25,11 @@
 #include <infiniband/verbs.h>
 
 #include "rdma-core-provider/vcx.h"
+#include "tap.h"
 #include "vcx/prm-wqe.h"
 
 #define DEV_NAME "vcx_0"
 #define BUF_SIZE 0x4000
-
-static int tests, failures;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!cond)
-		failures++;
-	printf("%s %d - ", cond ? "ok" : "not ok", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void bail(const char *what)
-{
-	printf("Bail out! %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 struct env {
 	struct ibv_context *ctx;
@@ -63,29 +41,6 @@ struct env {
 	int gid_index;
 	union ibv_gid gid;
 };
-
-static int find_roce_v2_gid(struct env *e)
-{
-	struct ibv_port_attr pattr;
-	struct ibv_gid_entry ent;
-	int tries, i;
-
-	if (ibv_query_port(e->ctx, 1, &pattr))
-		bail("ibv_query_port");
-	for (tries = 0; tries < 100; tries++) {
-		for (i = 0; i < pattr.gid_tbl_len; i++) {
-			if (ibv_query_gid_ex(e->ctx, 1, i, &ent, 0))
-				continue;
-			if (ent.gid_type != IBV_GID_TYPE_ROCE_V2)
-				continue;
-			e->gid_index = i;
-			memcpy(&e->gid, &ent.gid, sizeof(e->gid));
-			return 0;
-		}
-		usleep(100000);
-	}
-	return -1;
-}
 
 static int connect_qp(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
 {
@@ -549,29 +504,15 @@ int main(void)
 		{ "RDMA write with an rkey that does not exist", IBV_QPT_RC,
 		  { VCX_OPCODE_RDMA_WRITE, 3, true, 0, 0, true }, IBV_WC_REM_ACCESS_ERR, false },
 	};
-	struct ibv_device **list;
 	struct env e = { 0 };
 	unsigned int i;
-	int n;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	list = ibv_get_device_list(&n);
-	if (!list)
-		bail("ibv_get_device_list");
-	for (i = 0; i < (unsigned int)n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), DEV_NAME))
-			break;
-	if (i == (unsigned int)n) {
-		printf("Bail out! no device %s\n", DEV_NAME);
-		return 2;
-	}
-	e.ctx = ibv_open_device(list[i]);
-	if (!e.ctx)
-		bail("ibv_open_device");
-	ibv_free_device_list(list);
+	e.ctx = tap_open_device(DEV_NAME);
 	if (ibv_query_device_ex(e.ctx, NULL, &e.dattr))
 		bail("ibv_query_device_ex");
-	if (find_roce_v2_gid(&e)) {
+	e.gid_index = tap_roce_v2_gid(e.ctx, &e.gid);
+	if (e.gid_index < 0) {
 		printf("Bail out! no RoCE v2 GID on %s port 1\n", DEV_NAME);
 		return 2;
 	}
@@ -610,8 +551,5 @@ int main(void)
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
 	free(e.buf);
-	printf("1..%d\n", tests);
-	if (failures)
-		printf("# %d of %d failed\n", failures, tests);
-	return failures ? 1 : 0;
+	return tap_done();
 }

@@ -35,33 +35,11 @@
 
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #define DEV_NAME "vcx_0"
 #define MSG 1024
 #define BUF_SIZE 0x10000
-
-static int tests, failures;
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!cond)
-		failures++;
-	printf("%s %d - ", cond ? "ok" : "not ok", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void bail(const char *what)
-{
-	printf("Bail out! %s: %s\n", what, strerror(errno));
-	fflush(stdout);
-	exit(2);
-}
 
 struct env {
 	struct ibv_context *ctx;
@@ -76,36 +54,11 @@ struct env {
 
 static void open_env(struct env *e)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_port_attr pattr;
-	struct ibv_gid_entry ent;
-	int i, tries;
-
 	memset(e, 0, sizeof(*e));
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), DEV_NAME))
-			e->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!e->ctx)
-		bail("ibv_open_device " DEV_NAME);
+	e->ctx = tap_open_device(DEV_NAME);
 	if (ibv_query_device_ex(e->ctx, NULL, &e->dattr))
 		bail("ibv_query_device_ex");
-	if (ibv_query_port(e->ctx, 1, &pattr))
-		bail("ibv_query_port");
-	e->gid_index = -1;
-	for (tries = 0; tries < 100 && e->gid_index < 0; tries++) {
-		for (i = 0; i < pattr.gid_tbl_len; i++) {
-			if (ibv_query_gid_ex(e->ctx, 1, i, &ent, 0) ||
-			    ent.gid_type != IBV_GID_TYPE_ROCE_V2)
-				continue;
-			e->gid_index = i;
-			memcpy(&e->gid, &ent.gid, sizeof(e->gid));
-			break;
-		}
-		if (e->gid_index < 0)
-			usleep(100000);
-	}
+	e->gid_index = tap_roce_v2_gid(e->ctx, &e->gid);
 	if (e->gid_index < 0)
 		bail("no RoCE v2 GID");
 	e->pd = ibv_alloc_pd(e->ctx);
@@ -673,6 +626,5 @@ int main(void)
 	test_traffic(&e, x1, x2);
 	close_env(&e);
 	test_shared_target("/tmp/vcx-xrc-3");
-	printf("1..%d\n", tests);
-	return failures ? 1 : 0;
+	return tap_done();
 }
