@@ -63,3 +63,34 @@ vcx_wait_addr_ready() { # netdev
 	done
 	echo "# $1: IPv6 address tentative for ${waited}00 ms after link up"
 }
+
+# One perftest run over loopback on port 1 (server and client here, connection data over
+# TCP on 127.0.0.1, a fresh TCP port each run counting up from VCX_PERFTEST_PORT). It must
+# end with its report: the '#bytes' header and the row for SIZE bytes and ITERS iterations
+# with non-zero bandwidth / latency figures. The client's output stays in /tmp/cli.out.
+# vcx_perftest NAME KIND(bw|lat) SIZE ITERS GID_INDEX TOOL ARGS...
+VCX_PERFTEST_PORT=18600
+vcx_perftest() {
+	local name=$1 kind=$2 size=$3 iters=$4 gid=$5; shift 5
+	local common=(-d "$VCX_IBDEV" -i 1 -x "$gid" -F -s "$size" -n "$iters")
+	local port=$((VCX_PERFTEST_PORT += 1)) srv row ok
+	timeout 120 "$@" "${common[@]}" -p $port >/tmp/srv.out 2>&1 &
+	srv=$!
+	sleep 1
+	timeout 120 "$@" "${common[@]}" -p $port 127.0.0.1 >/tmp/cli.out 2>&1 ||
+		{ cat /tmp/cli.out /tmp/srv.out >&2; fail "$name: client failed ($*)"; }
+	wait "$srv" || { cat /tmp/cli.out /tmp/srv.out >&2; fail "$name: server failed ($*)"; }
+	grep -q '^ *#bytes' /tmp/cli.out || { cat /tmp/cli.out >&2; fail "$name: no report header"; }
+	row=$(awk -v s="$size" -v n="$iters" '$1 == s && $2 == n' /tmp/cli.out | head -1)
+	[ -n "$row" ] || { cat /tmp/cli.out >&2; fail "$name: no report row for $size bytes x $iters"; }
+	if [ "$kind" = bw ]; then
+		# #bytes #iterations BW_peak[MB/s] BW_average[MB/s] MsgRate[Mpps]
+		ok=$(awk '{print ($4 > 0 && $5 > 0) ? 1 : 0}' <<<"$row")
+	else
+		# #bytes #iterations t_min t_max t_typical t_avg ... [usec]
+		ok=$(awk '{print ($3 > 0 && $5 > 0 && $6 > 0) ? 1 : 0}' <<<"$row")
+	fi
+	[ "$ok" = 1 ] || { cat /tmp/cli.out >&2; fail "$name: zero figures in '$row'"; }
+	echo "ok $name: $(grep -m1 '^ *#bytes' /tmp/cli.out | tr -s ' \t' ' ')"
+	echo "ok $name: $(tr -s ' \t' ' ' <<<"$row")"
+}

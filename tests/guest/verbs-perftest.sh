@@ -9,34 +9,7 @@
 
 vcx_verbs_up >/dev/null
 gid=$(vcx_roce_v2_gid) || fail "no RoCE v2 GID on $VCX_IBDEV"
-port=18600
-# run NAME KIND(bw|lat) SIZE ITERS TOOL ARGS...
-run() {
-	local name=$1 kind=$2 size=$3 iters=$4; shift 4
-	local common=(-d "$VCX_IBDEV" -i 1 -x "$gid" -F -s "$size" -n "$iters")
-	port=$((port + 1))
-	timeout 120 "$@" "${common[@]}" -p $port >/tmp/srv.out 2>&1 &
-	local srv=$!
-	sleep 1
-	timeout 120 "$@" "${common[@]}" -p $port localhost >/tmp/cli.out 2>&1 ||
-		{ cat /tmp/cli.out /tmp/srv.out >&2; fail "$name: client failed ($*)"; }
-	wait "$srv" || { cat /tmp/cli.out /tmp/srv.out >&2; fail "$name: server failed ($*)"; }
-	# The report: header, then the row for SIZE bytes and ITERS iterations.
-	grep -q '^ *#bytes' /tmp/cli.out || { cat /tmp/cli.out >&2; fail "$name: no report header"; }
-	local row ok
-	row=$(awk -v s="$size" -v n="$iters" '$1 == s && $2 == n' /tmp/cli.out | head -1)
-	[ -n "$row" ] || { cat /tmp/cli.out >&2; fail "$name: no report row for $size bytes x $iters"; }
-	if [ "$kind" = bw ]; then
-		# #bytes #iterations BW_peak[MB/s] BW_average[MB/s] MsgRate[Mpps]
-		ok=$(awk '{print ($4 > 0 && $5 > 0) ? 1 : 0}' <<<"$row")
-	else
-		# #bytes #iterations t_min t_max t_typical t_avg ... [usec]
-		ok=$(awk '{print ($3 > 0 && $5 > 0 && $6 > 0) ? 1 : 0}' <<<"$row")
-	fi
-	[ "$ok" = 1 ] || { cat /tmp/cli.out >&2; fail "$name: zero figures in '$row'"; }
-	echo "ok $name: $(grep -m1 '^ *#bytes' /tmp/cli.out | tr -s ' \t' ' ')"
-	echo "ok $name: $(tr -s ' \t' ' ' <<<"$row")"
-}
+run() { vcx_perftest "$1" "$2" "$3" "$4" "$gid" "${@:5}"; }
 # One MTU (2048): with --use-srq perftest rounds each receive up to the MTU but steps the
 # receive addresses by the message size, so below the MTU the last receives of its
 # buffer reach past the end of its MR. Hardware checks only the bytes it writes; the

@@ -54,29 +54,10 @@ xsrq() {
 xsrq "xsrq_pingpong -c 3" 3 -n 50
 xsrq "xsrq_pingpong -c 3 -e" 3 -n 50 -e
 
-# run NAME KIND(bw|lat) SIZE ITERS TOOL ARGS... (as verbs-perftest.sh)
+# run NAME KIND(bw|lat) SIZE ITERS TOOL ARGS...: vcx_perftest, and the run must be XRC
 run() {
-	local name=$1 kind=$2 size=$3 iters=$4; shift 4
-	local common=(-d "$VCX_IBDEV" -i 1 -x "$gid" -F -s "$size" -n "$iters")
-	port=$((port + 1))
-	timeout 120 "$@" "${common[@]}" -p $port >/tmp/srv.out 2>&1 &
-	local srv=$!
-	sleep 1
-	timeout 120 "$@" "${common[@]}" -p $port 127.0.0.1 >/tmp/cli.out 2>&1 ||
-		{ cat /tmp/cli.out /tmp/srv.out >&2; fail "$name: client failed ($*)"; }
-	wait "$srv" || { cat /tmp/cli.out /tmp/srv.out >&2; fail "$name: server failed ($*)"; }
-	grep -q '^ *#bytes' /tmp/cli.out || { cat /tmp/cli.out >&2; fail "$name: no report header"; }
-	local row ok
-	row=$(awk -v s="$size" -v n="$iters" '$1 == s && $2 == n' /tmp/cli.out | head -1)
-	[ -n "$row" ] || { cat /tmp/cli.out >&2; fail "$name: no report row for $size bytes x $iters"; }
-	if [ "$kind" = bw ]; then
-		ok=$(awk '{print ($4 > 0 && $5 > 0) ? 1 : 0}' <<<"$row")
-	else
-		ok=$(awk '{print ($3 > 0 && $5 > 0 && $6 > 0) ? 1 : 0}' <<<"$row")
-	fi
-	[ "$ok" = 1 ] || { cat /tmp/cli.out >&2; fail "$name: zero figures in '$row'"; }
-	grep -q 'XRC' /tmp/cli.out || { cat /tmp/cli.out >&2; fail "$name: not an XRC run"; }
-	echo "ok $name: $(tr -s ' \t' ' ' <<<"$row")"
+	vcx_perftest "$1" "$2" "$3" "$4" "$gid" "${@:5}"
+	grep -q 'XRC' /tmp/cli.out || { cat /tmp/cli.out >&2; fail "$1: not an XRC run"; }
 }
 # one MTU per message (see verbs-perftest.sh on perftest's SRQ receive stride)
 run "send_bw XRC" bw 2048 200 ib_send_bw -c XRC
