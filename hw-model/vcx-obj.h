@@ -24,6 +24,7 @@
 #include "qemu/queue.h"
 #include "vcx-cmd.h"
 #include "vcx/prm-obj.h"
+#include "vcx/prm-nic.h"
 #include "vcx/prm-wqe.h"
 
 /* Limits reported in the capabilities (vcx-cmd-hca.c uses the same constants). */
