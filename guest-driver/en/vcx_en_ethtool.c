@@ -11,6 +11,12 @@
 
 #include "vcx_en.h"
 
+/* One traffic_counter (packets, octets) of the vport counter set at byte offset at. */
+static u64 vcx_en_cnt(const u8 *out, u32 at, bool octets)
+{
+	return vcx_get64(out + at, octets ? VCX_TRAFFIC_CNT_OCTETS : VCX_TRAFFIC_CNT_PACKETS);
+}
+
 /* Device counters, refreshed by ethtool -S (and read by ndo_get_stats64). */
 int vcx_en_query_vport_counters(struct vcx_en_priv *priv)
 {
@@ -19,7 +25,7 @@ int vcx_en_query_vport_counters(struct vcx_en_priv *priv)
 	u8 in[VCX_QUERY_VPORT_COUNTER_IN_LEN] = {};
 	u8 qin[VCX_QUERY_Q_COUNTER_IN_LEN] = {};
 	u8 qout[VCX_QUERY_Q_COUNTER_OUT_LEN] = {};
-	u8 *out, *c;
+	u8 *out;
 	int err;
 
 	out = kzalloc(VCX_QUERY_VPORT_COUNTER_OUT_LEN, GFP_KERNEL);
@@ -28,21 +34,20 @@ int vcx_en_query_vport_counters(struct vcx_en_priv *priv)
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_VPORT_COUNTER);
 	err = vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_VPORT_COUNTER_OUT_LEN);
 	if (!err) {
-		c = vcx_ptr(out, VCX_QUERY_VPORT_COUNTER_OUT_COUNTER_SET);
-		v->rx_errors = vcx_get64(c, VCX_VPORT_CNT_RX_ERRORS_PACKETS);
-		v->tx_errors = vcx_get64(c, VCX_VPORT_CNT_TX_ERRORS_PACKETS);
-		v->rx_broadcast_packets = vcx_get64(c, VCX_VPORT_CNT_RX_ETH_BCAST_PACKETS);
-		v->rx_broadcast_bytes = vcx_get64(c, VCX_VPORT_CNT_RX_ETH_BCAST_OCTETS);
-		v->tx_broadcast_packets = vcx_get64(c, VCX_VPORT_CNT_TX_ETH_BCAST_PACKETS);
-		v->tx_broadcast_bytes = vcx_get64(c, VCX_VPORT_CNT_TX_ETH_BCAST_OCTETS);
-		v->rx_unicast_packets = vcx_get64(c, VCX_VPORT_CNT_RX_ETH_UCAST_PACKETS);
-		v->rx_unicast_bytes = vcx_get64(c, VCX_VPORT_CNT_RX_ETH_UCAST_OCTETS);
-		v->tx_unicast_packets = vcx_get64(c, VCX_VPORT_CNT_TX_ETH_UCAST_PACKETS);
-		v->tx_unicast_bytes = vcx_get64(c, VCX_VPORT_CNT_TX_ETH_UCAST_OCTETS);
-		v->rx_multicast_packets = vcx_get64(c, VCX_VPORT_CNT_RX_ETH_MCAST_PACKETS);
-		v->rx_multicast_bytes = vcx_get64(c, VCX_VPORT_CNT_RX_ETH_MCAST_OCTETS);
-		v->tx_multicast_packets = vcx_get64(c, VCX_VPORT_CNT_TX_ETH_MCAST_PACKETS);
-		v->tx_multicast_bytes = vcx_get64(c, VCX_VPORT_CNT_TX_ETH_MCAST_OCTETS);
+		v->rx_errors = vcx_en_cnt(out, VCX_VPORT_CNT_RECEIVED_ERRORS_AT, false);
+		v->tx_errors = vcx_en_cnt(out, VCX_VPORT_CNT_TRANSMIT_ERRORS_AT, false);
+		v->rx_broadcast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_BROADCAST_AT, false);
+		v->rx_broadcast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_BROADCAST_AT, true);
+		v->tx_broadcast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_BROADCAST_AT, false);
+		v->tx_broadcast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_BROADCAST_AT, true);
+		v->rx_unicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_UNICAST_AT, false);
+		v->rx_unicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_UNICAST_AT, true);
+		v->tx_unicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_UNICAST_AT, false);
+		v->tx_unicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_UNICAST_AT, true);
+		v->rx_multicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_MULTICAST_AT, false);
+		v->rx_multicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_MULTICAST_AT, true);
+		v->tx_multicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_MULTICAST_AT, false);
+		v->tx_multicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_MULTICAST_AT, true);
 	}
 	kfree(out);
 	if (err || !priv->q_counter)

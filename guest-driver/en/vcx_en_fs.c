@@ -40,20 +40,20 @@ struct vcx_en_addrs {
 static int vcx_en_create_ft(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 level,
 			    u32 log_size)
 {
-	u8 in[VCX_CREATE_FLOW_TABLE_IN_LEN] = {};
-	u8 out[VCX_CREATE_FLOW_TABLE_OUT_LEN] = {};
-	u8 *ftc = vcx_ptr(in, VCX_CREATE_FLOW_TABLE_IN_CTX);
+	u8 in[VCX_CREATE_FT_IN_LEN] = {};
+	u8 out[VCX_CREATE_FT_OUT_LEN] = {};
+	u8 *ftc = in + VCX_CREATE_FT_IN_CTX_AT;
 	int err;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_FLOW_TABLE);
-	vcx_set(in, VCX_CREATE_FLOW_TABLE_IN_TABLE_TYPE, VCX_FT_TYPE_NIC_RX);
-	vcx_set(ftc, VCX_FTC_TABLE_MISS_ACTION, VCX_FTC_MISS_ACTION_DEFAULT);
+	vcx_set(in, VCX_FT_IN_TABLE_TYPE, VCX_FLOW_TABLE_TYPE_NIC_RX);
+	vcx_set(ftc, VCX_FTC_TABLE_MISS_ACTION, VCX_FT_MISS_ACTION_DEF);
 	vcx_set(ftc, VCX_FTC_LEVEL, level);
 	vcx_set(ftc, VCX_FTC_LOG_SIZE, log_size);
 	err = vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
 	if (err)
 		return err;
-	ft->id = vcx_get(out, VCX_CREATE_FLOW_TABLE_OUT_TABLE_ID);
+	ft->id = vcx_get(out, VCX_CREATE_FT_OUT_TABLE_ID);
 	ft->level = level;
 	ft->log_size = log_size;
 	ft->num_groups = 0;
@@ -63,10 +63,10 @@ static int vcx_en_create_ft(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 
 
 static void vcx_en_destroy_ft(struct vcx_en_priv *priv, struct vcx_en_ft *ft)
 {
-	u8 in[VCX_DESTROY_FLOW_TABLE_IN_LEN] = {};
-	u8 out[VCX_DESTROY_FLOW_TABLE_OUT_LEN] = {};
-	u8 gin[VCX_DESTROY_FLOW_GROUP_IN_LEN];
-	u8 gout[VCX_DESTROY_FLOW_GROUP_OUT_LEN];
+	u8 in[VCX_DESTROY_FT_IN_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+	u8 gin[VCX_DESTROY_FG_IN_LEN];
+	u8 gout[VCX_OBJ_CMD_LEN];
 	u32 i;
 
 	if (!ft->created)
@@ -75,14 +75,14 @@ static void vcx_en_destroy_ft(struct vcx_en_priv *priv, struct vcx_en_ft *ft)
 		memset(gin, 0, sizeof(gin));
 		memset(gout, 0, sizeof(gout));
 		vcx_set(gin, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_FLOW_GROUP);
-		vcx_set(gin, VCX_DESTROY_FLOW_GROUP_IN_TABLE_TYPE, VCX_FT_TYPE_NIC_RX);
-		vcx_set(gin, VCX_DESTROY_FLOW_GROUP_IN_TABLE_ID, ft->id);
-		vcx_set(gin, VCX_DESTROY_FLOW_GROUP_IN_GROUP_ID, ft->group_id[i]);
+		vcx_set(gin, VCX_FT_IN_TABLE_TYPE, VCX_FLOW_TABLE_TYPE_NIC_RX);
+		vcx_set(gin, VCX_FT_IN_TABLE_ID, ft->id);
+		vcx_set(gin, VCX_DESTROY_FG_IN_GROUP_ID, ft->group_id[i]);
 		vcx_cmd_exec(priv->vdev, gin, sizeof(gin), gout, sizeof(gout));
 	}
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_FLOW_TABLE);
-	vcx_set(in, VCX_DESTROY_FLOW_TABLE_IN_TABLE_TYPE, VCX_FT_TYPE_NIC_RX);
-	vcx_set(in, VCX_DESTROY_FLOW_TABLE_IN_TABLE_ID, ft->id);
+	vcx_set(in, VCX_FT_IN_TABLE_TYPE, VCX_FLOW_TABLE_TYPE_NIC_RX);
+	vcx_set(in, VCX_FT_IN_TABLE_ID, ft->id);
 	if (vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out)) &&
 	    !vcx_in_error(priv->vdev))
 		netdev_err(priv->netdev, "DESTROY_FLOW_TABLE 0x%x failed\n", ft->id);
@@ -94,27 +94,27 @@ static void vcx_en_destroy_ft(struct vcx_en_priv *priv, struct vcx_en_ft *ft)
 static int vcx_en_create_fg(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 start,
 			    u32 end, const u8 *crit)
 {
-	u8 out[VCX_CREATE_FLOW_GROUP_OUT_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	u8 *in;
 	int err;
 
-	in = kzalloc(VCX_CREATE_FLOW_GROUP_IN_LEN, GFP_KERNEL);
+	in = kzalloc(VCX_CREATE_FG_IN_LEN, GFP_KERNEL);
 	if (!in)
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_FLOW_GROUP);
-	vcx_set(in, VCX_FG_TABLE_TYPE, VCX_FT_TYPE_NIC_RX);
-	vcx_set(in, VCX_FG_TABLE_ID, ft->id);
+	vcx_set(in, VCX_FT_IN_TABLE_TYPE, VCX_FLOW_TABLE_TYPE_NIC_RX);
+	vcx_set(in, VCX_FG_IN_TABLE_ID, ft->id);
 	vcx_set(in, VCX_FG_START_FLOW_INDEX, start);
 	vcx_set(in, VCX_FG_END_FLOW_INDEX, end);
 	if (crit && memchr_inv(crit, 0, VCX_MATCH_SET_SIZE)) {
-		vcx_set(in, VCX_FG_MATCH_CRITERIA_ENABLE, VCX_MATCH_CRITERIA_OUTER_HEADERS);
-		memcpy(vcx_ptr(in, VCX_FG_MATCH_CRITERIA), crit, VCX_MATCH_SET_SIZE);
+		vcx_set(in, VCX_FG_MATCH_CRITERIA_ENABLE, VCX_MATCH_CRITERIA_OUTER);
+		memcpy(in + VCX_FG_MATCH_CRITERIA_AT + VCX_FTE_MATCH_OUTER_AT, crit, VCX_MATCH_SET_SIZE);
 	}
-	err = vcx_cmd_exec(priv->vdev, in, VCX_CREATE_FLOW_GROUP_IN_LEN, out, sizeof(out));
+	err = vcx_cmd_exec(priv->vdev, in, VCX_CREATE_FG_IN_LEN, out, sizeof(out));
 	kfree(in);
 	if (err)
 		return err;
-	ft->group_id[ft->num_groups++] = vcx_get(out, VCX_CREATE_FLOW_GROUP_OUT_GROUP_ID);
+	ft->group_id[ft->num_groups++] = vcx_get(out, VCX_CREATE_FG_OUT_GROUP_ID);
 	return 0;
 }
 
@@ -122,8 +122,8 @@ static int vcx_en_create_fg(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 
 static int vcx_en_set_fte(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 g, u32 index,
 			  const u8 *val, u8 dest_type, u32 dest_id)
 {
-	size_t inlen = VCX_SET_FTE_IN_LEN + VCX_DEST_FORMAT_SIZE;
-	u8 out[VCX_SET_FTE_OUT_LEN] = {};
+	size_t inlen = VCX_SET_FTE_IN_LEN + VCX_DEST_SIZE;
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	u8 *in, *fc, *dest;
 	int err;
 
@@ -131,16 +131,16 @@ static int vcx_en_set_fte(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 g,
 	if (!in)
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_SET_FLOW_TABLE_ENTRY);
-	vcx_set(in, VCX_SET_FTE_IN_TABLE_TYPE, VCX_FT_TYPE_NIC_RX);
+	vcx_set(in, VCX_FT_IN_TABLE_TYPE, VCX_FLOW_TABLE_TYPE_NIC_RX);
 	vcx_set(in, VCX_SET_FTE_IN_TABLE_ID, ft->id);
 	vcx_set(in, VCX_SET_FTE_IN_FLOW_INDEX, index);
-	fc = vcx_ptr(in, VCX_SET_FTE_IN_FLOW_CONTEXT);
+	fc = in + VCX_SET_FTE_IN_CTX_AT;
 	vcx_set(fc, VCX_FTE_GROUP_ID, ft->group_id[g]);
-	vcx_set(fc, VCX_FTE_ACTION, VCX_FTE_ACTION_FWD_DEST);
+	vcx_set(fc, VCX_FTE_ACTION, VCX_FLOW_ACTION_FWD_DEST);
 	vcx_set(fc, VCX_FTE_DESTINATION_LIST_SIZE, 1);
 	if (val)
-		memcpy(vcx_ptr(fc, VCX_FTE_MATCH_VALUE), val, VCX_MATCH_SET_SIZE);
-	dest = vcx_ptr(fc, VCX_FTE_DESTINATION);
+		memcpy(fc + VCX_FTE_MATCH_VALUE_AT + VCX_FTE_MATCH_OUTER_AT, val, VCX_MATCH_SET_SIZE);
+	dest = fc + VCX_FTE_DEST_AT;
 	vcx_set(dest, VCX_DEST_TYPE, dest_type);
 	vcx_set(dest, VCX_DEST_ID, dest_id);
 	err = vcx_cmd_exec(priv->vdev, in, inlen, out, sizeof(out));
@@ -151,10 +151,10 @@ static int vcx_en_set_fte(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 g,
 static void vcx_en_del_fte(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 index)
 {
 	u8 in[VCX_DELETE_FTE_IN_LEN] = {};
-	u8 out[VCX_DELETE_FTE_OUT_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DELETE_FLOW_TABLE_ENTRY);
-	vcx_set(in, VCX_DELETE_FTE_IN_TABLE_TYPE, VCX_FT_TYPE_NIC_RX);
+	vcx_set(in, VCX_FT_IN_TABLE_TYPE, VCX_FLOW_TABLE_TYPE_NIC_RX);
 	vcx_set(in, VCX_DELETE_FTE_IN_TABLE_ID, ft->id);
 	vcx_set(in, VCX_DELETE_FTE_IN_FLOW_INDEX, index);
 	if (vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out)) &&
@@ -166,15 +166,15 @@ static void vcx_en_del_fte(struct vcx_en_priv *priv, struct vcx_en_ft *ft, u32 i
 /* SET_FLOW_TABLE_ROOT; op_mod 1 disconnects the root (mlx5_cmd_update_root_ft). */
 static int vcx_en_set_root(struct vcx_en_priv *priv, struct vcx_en_ft *ft)
 {
-	u8 in[VCX_SET_FLOW_TABLE_ROOT_IN_LEN] = {};
-	u8 out[VCX_SET_FLOW_TABLE_ROOT_OUT_LEN] = {};
+	u8 in[VCX_SET_FT_ROOT_IN_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_SET_FLOW_TABLE_ROOT);
-	vcx_set(in, VCX_SET_FLOW_TABLE_ROOT_IN_TABLE_TYPE, VCX_FT_TYPE_NIC_RX);
+	vcx_set(in, VCX_FT_IN_TABLE_TYPE, VCX_FLOW_TABLE_TYPE_NIC_RX);
 	if (ft)
-		vcx_set(in, VCX_SET_FLOW_TABLE_ROOT_IN_TABLE_ID, ft->id);
+		vcx_set(in, VCX_SET_FT_ROOT_IN_TABLE_ID, ft->id);
 	else
-		vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_SET_FLOW_TABLE_ROOT_OP_MOD_DISCONNECT);
+		vcx_set(in, VCX_SET_FT_ROOT_IN_OP_MOD, 1);	/* disconnect */
 	return vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
 }
 
@@ -228,7 +228,7 @@ static int vcx_en_create_ttc(struct vcx_en_priv *priv)
 		memset(val, 0, sizeof(val));
 		vcx_set(val, VCX_MATCH_ETHERTYPE, rules[i].ethertype);
 		vcx_set(val, VCX_MATCH_IP_PROTOCOL, rules[i].proto);
-		err = vcx_en_set_fte(priv, ft, rules[i].group, i, val, VCX_DEST_TYPE_TIR,
+		err = vcx_en_set_fte(priv, ft, rules[i].group, i, val, VCX_FLOW_DEST_TYPE_TIR,
 				     priv->tirn[rules[i].tt]);
 		if (err)
 			return err;
@@ -322,7 +322,7 @@ static void vcx_en_collect_addrs(struct net_device *ndev, struct vcx_en_addrs *a
 static int vcx_en_vport_set_list(struct vcx_en_priv *priv, u8 type, u8 (*list)[ETH_ALEN],
 				 u32 n)
 {
-	size_t inlen = VCX_MODIFY_NIC_VPORT_CTX_IN_LEN + n * VCX_MAC_ADDRESS_LAYOUT_SIZE;
+	size_t inlen = VCX_MODIFY_NIC_VPORT_CTX_IN_LEN + n * VCX_MAC_LAYOUT_SIZE;
 	u8 out[VCX_MODIFY_NIC_VPORT_CTX_OUT_LEN] = {};
 	u8 *in, *ctx, *addr;
 	u32 i;
@@ -337,10 +337,10 @@ static int vcx_en_vport_set_list(struct vcx_en_priv *priv, u8 type, u8 (*list)[E
 	vcx_set(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_TYPE, type);
 	vcx_set(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_SIZE, n);
 	for (i = 0; i < n; i++) {
-		addr = vcx_ptr(ctx, VCX_NIC_VPORT_CTX_CURRENT_ADDRESS) +
-		       i * VCX_MAC_ADDRESS_LAYOUT_SIZE;
-		vcx_set(addr, VCX_MAC_ADDRESS_LAYOUT_47_32, list[i][0] << 8 | list[i][1]);
-		vcx_set(addr, VCX_MAC_ADDRESS_LAYOUT_31_0, (u32)list[i][2] << 24 |
+		addr = ctx + VCX_NIC_VPORT_CTX_LIST_AT +
+		       i * VCX_MAC_LAYOUT_SIZE;
+		vcx_set(addr, VCX_MAC_LAYOUT_47_32, list[i][0] << 8 | list[i][1]);
+		vcx_set(addr, VCX_MAC_LAYOUT_31_0, (u32)list[i][2] << 24 |
 			list[i][3] << 16 | list[i][4] << 8 | list[i][5]);
 	}
 	err = vcx_cmd_exec(priv->vdev, in, inlen, out, sizeof(out));
@@ -415,7 +415,7 @@ static void vcx_en_sync_dmac(struct vcx_en_priv *priv, struct vcx_en_addrs *a)
 		}
 		memset(val, 0, sizeof(val));
 		vcx_en_match_dmac(val, mac);
-		if (vcx_en_set_fte(priv, ft, 2, index, val, VCX_DEST_TYPE_FLOW_TABLE,
+		if (vcx_en_set_fte(priv, ft, 2, index, val, VCX_FLOW_DEST_TYPE_FLOW_TABLE,
 				   fs->ttc.id)) {
 			netdev_warn(priv->netdev, "no L2 steering entry for %pM\n", mac);
 			continue;
@@ -431,7 +431,7 @@ static void vcx_en_sync_flag_fte(struct vcx_en_priv *priv, bool want, bool *have
 	if (want == *have)
 		return;
 	if (want) {
-		if (vcx_en_set_fte(priv, &priv->fs.l2, g, index, val, VCX_DEST_TYPE_FLOW_TABLE,
+		if (vcx_en_set_fte(priv, &priv->fs.l2, g, index, val, VCX_FLOW_DEST_TYPE_FLOW_TABLE,
 				   priv->fs.ttc.id))
 			netdev_warn(priv->netdev, "L2 steering entry %u failed\n", index);
 		else
@@ -463,8 +463,8 @@ static void vcx_en_sync_rx_mode(struct vcx_en_priv *priv)
 			     VCX_EN_L2_ALLMULTI_IX, allmulti);
 	vcx_en_sync_dmac(priv, &a);
 
-	if (vcx_en_vport_set_list(priv, VCX_NIC_VPORT_LIST_TYPE_UC, a.uc, a.nuc) ||
-	    vcx_en_vport_set_list(priv, VCX_NIC_VPORT_LIST_TYPE_MC, a.mc, a.nmc))
+	if (vcx_en_vport_set_list(priv, VCX_NVPRT_LIST_TYPE_UC, a.uc, a.nuc) ||
+	    vcx_en_vport_set_list(priv, VCX_NVPRT_LIST_TYPE_MC, a.mc, a.nmc))
 		netdev_warn(priv->netdev, "updating the vport address lists failed\n");
 	puc = a.uc_overflow;
 	pmc = a.allmulti || a.mc_overflow;

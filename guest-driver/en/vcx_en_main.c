@@ -160,9 +160,9 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 	u8 min[VCX_CREATE_MKEY_IN_LEN] = {};
 	u8 mout[VCX_CREATE_MKEY_OUT_LEN] = {};
 	u8 tin[VCX_CREATE_TIS_IN_LEN] = {};
-	u8 tout[VCX_CREATE_TIS_OUT_LEN] = {};
+	u8 tout[VCX_OBJ_CMD_LEN] = {};
 	u8 qin[VCX_ALLOC_Q_COUNTER_IN_LEN] = {};
-	u8 qout[VCX_ALLOC_Q_COUNTER_OUT_LEN] = {};
+	u8 qout[VCX_OBJ_CMD_LEN] = {};
 	u8 *mkc, *tisc;
 	int err;
 
@@ -170,7 +170,7 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 	err = vcx_en_exec(vdev, in, sizeof(in), out, sizeof(out));
 	if (err)
 		return err;
-	priv->tdn = vcx_get(out, VCX_ALLOC_TRANSPORT_DOMAIN_OUT_TD);
+	priv->tdn = vcx_get(out, VCX_ALLOC_TD_OUT_TD);
 	priv->td_alloc = true;
 
 	memset(in, 0, sizeof(in));
@@ -201,7 +201,7 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 
 	/* One TIS for traffic class 0 in the transport domain (mlx5e_create_tises). */
 	vcx_set(tin, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_TIS);
-	tisc = vcx_ptr(tin, VCX_CREATE_TIS_IN_CTX);
+	tisc = tin + VCX_CREATE_TIS_IN_CTX_AT;
 	vcx_set(tisc, VCX_TISC_PRIO, 0);
 	vcx_set(tisc, VCX_TISC_TRANSPORT_DOMAIN, priv->tdn);
 	err = vcx_en_exec(vdev, tin, sizeof(tin), tout, sizeof(tout));
@@ -211,7 +211,7 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 	priv->tis_alloc = true;
 
 	/* The RQs' Q counter, for rx_out_of_buffer; without one the counter is not shown. */
-	if (vcx_get(vdev->caps.general, VCX_CAP_GEN_Q_COUNTER)) {
+	if (vcx_get(vdev->caps.general, VCX_CAP_GEN_MAX_QP_CNT)) {
 		vcx_set(qin, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ALLOC_Q_COUNTER);
 		if (!vcx_en_exec(vdev, qin, sizeof(qin), qout, sizeof(qout)))
 			priv->q_counter = vcx_get(qout, VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID);
@@ -225,7 +225,7 @@ static void vcx_en_free_res(struct vcx_en_priv *priv)
 {
 	struct vcx_dev *vdev = priv->vdev;
 	u8 in[VCX_DEALLOC_Q_COUNTER_IN_LEN] = {};
-	u8 out[VCX_DEALLOC_Q_COUNTER_OUT_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	u8 min[VCX_OBJ_CMD_LEN] = {};
 	u8 mout[VCX_OBJ_CMD_LEN] = {};
 
@@ -389,7 +389,7 @@ bool vcx_en_cq_event(struct vcx_dev *vdev, u32 cqn)
 static void vcx_en_fill_wq(u8 *wq, u32 pdn, u32 uar, dma_addr_t db, u32 log_stride,
 			   u32 log_sz, dma_addr_t buf, size_t npages)
 {
-	u8 *pas = vcx_ptr(wq, VCX_WQ_PAS);
+	u8 *pas = wq + VCX_WQ_PAS_AT;
 	size_t i;
 
 	vcx_set(wq, VCX_WQ_WQ_TYPE, VCX_WQ_TYPE_CYCLIC);
@@ -406,24 +406,24 @@ static void vcx_en_fill_wq(u8 *wq, u32 pdn, u32 uar, dma_addr_t db, u32 log_stri
 static int vcx_en_modify_sq(struct vcx_en_priv *priv, u32 sqn, u8 cur, u8 next)
 {
 	u8 in[VCX_MODIFY_SQ_IN_LEN] = {};
-	u8 out[VCX_MODIFY_SQ_OUT_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_SQ);
 	vcx_set(in, VCX_MODIFY_SQ_IN_SQ_STATE, cur);
 	vcx_set(in, VCX_MODIFY_SQ_IN_SQN, sqn);
-	vcx_set(vcx_ptr(in, VCX_MODIFY_SQ_IN_CTX), VCX_SQC_STATE, next);
+	vcx_set((in + VCX_MODIFY_SQ_IN_CTX_AT), VCX_SQC_STATE, next);
 	return vcx_en_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
 }
 
 static int vcx_en_modify_rq(struct vcx_en_priv *priv, u32 rqn, u8 cur, u8 next)
 {
 	u8 in[VCX_MODIFY_RQ_IN_LEN] = {};
-	u8 out[VCX_MODIFY_RQ_OUT_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_RQ);
 	vcx_set(in, VCX_MODIFY_RQ_IN_RQ_STATE, cur);
 	vcx_set(in, VCX_MODIFY_RQ_IN_RQN, rqn);
-	vcx_set(vcx_ptr(in, VCX_MODIFY_RQ_IN_CTX), VCX_RQC_STATE, next);
+	vcx_set((in + VCX_MODIFY_RQ_IN_CTX_AT), VCX_RQC_STATE, next);
 	return vcx_en_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
 }
 
@@ -435,7 +435,7 @@ static int vcx_en_create_sq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
 	size_t size = (size_t)VCX_EN_SQ_SIZE * VCX_SEND_WQEBB;
 	size_t npages = DIV_ROUND_UP(size, VCX_PAGE_SIZE);
 	size_t inlen = VCX_CREATE_SQ_IN_LEN + npages * VCX_PAS_SIZE;
-	u8 out[VCX_CREATE_SQ_OUT_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	u8 *in, *sqc;
 	int err;
 
@@ -456,13 +456,13 @@ static int vcx_en_create_sq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
 	sq->bf_offset = 0;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_SQ);
-	sqc = vcx_ptr(in, VCX_CREATE_SQ_IN_CTX);
+	sqc = in + VCX_CREATE_SQ_IN_CTX_AT;
 	vcx_set(sqc, VCX_SQC_FLUSH_IN_ERROR_EN, 1);
 	vcx_set(sqc, VCX_SQC_STATE, VCX_SQC_STATE_RST);
 	vcx_set(sqc, VCX_SQC_CQN, sq->cq.cqn);
 	vcx_set(sqc, VCX_SQC_TIS_LST_SZ, 1);
 	vcx_set(sqc, VCX_SQC_TIS_NUM_0, priv->tisn);
-	vcx_en_fill_wq(vcx_ptr(sqc, VCX_SQC_WQ), priv->pdn, vdev->uar_index, sq->db_dma,
+	vcx_en_fill_wq(sqc + VCX_SQC_WQ_AT, priv->pdn, vdev->uar_index, sq->db_dma,
 		       VCX_SEND_WQEBB_SHIFT, VCX_EN_LOG_SQ_SIZE, sq->dma, npages);
 	err = vcx_en_exec(vdev, in, inlen, out, sizeof(out));
 	if (err)
@@ -499,7 +499,7 @@ static int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
 	struct vcx_en_rq *rq = &ch->rq;
 	struct vcx_dev *vdev = priv->vdev;
 	struct device *dev = vcx_dev(vdev);
-	u8 out[VCX_CREATE_RQ_OUT_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	size_t npages, inlen;
 	u8 *in, *rqc;
 	int err;
@@ -522,14 +522,14 @@ static int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
 	rq->db[0] = 0;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_RQ);
-	rqc = vcx_ptr(in, VCX_CREATE_RQ_IN_CTX);
+	rqc = in + VCX_CREATE_RQ_IN_CTX_AT;
 	vcx_set(rqc, VCX_RQC_VSD, 1);		/* no VLAN stripping (vlan_cap 0) */
 	vcx_set(rqc, VCX_RQC_MEM_RQ_TYPE, VCX_RQC_MEM_RQ_TYPE_INLINE);
 	vcx_set(rqc, VCX_RQC_STATE, VCX_RQC_STATE_RST);
 	vcx_set(rqc, VCX_RQC_FLUSH_IN_ERROR_EN, 1);
 	vcx_set(rqc, VCX_RQC_CQN, rq->cq.cqn);
 	vcx_set(rqc, VCX_RQC_COUNTER_SET_ID, priv->q_counter);
-	vcx_en_fill_wq(vcx_ptr(rqc, VCX_RQC_WQ), priv->pdn, vdev->uar_index, rq->db_dma,
+	vcx_en_fill_wq(rqc + VCX_RQC_WQ_AT, priv->pdn, vdev->uar_index, rq->db_dma,
 		       rq->log_stride, VCX_EN_LOG_RQ_SIZE, rq->dma, npages);
 	err = vcx_en_exec(vdev, in, inlen, out, sizeof(out));
 	if (err)
@@ -625,8 +625,8 @@ static int vcx_en_open_channel(struct vcx_en_priv *priv, struct vcx_en_channel *
  */
 static int vcx_en_create_rqt(struct vcx_en_priv *priv)
 {
-	size_t inlen = VCX_CREATE_RQT_IN_LEN + VCX_EN_RQT_SIZE * VCX_RQT_RQ_NUM_SIZE;
-	u8 out[VCX_CREATE_RQT_OUT_LEN] = {};
+	size_t inlen = VCX_CREATE_RQT_IN_LEN + VCX_EN_RQT_SIZE * VCX_RQT_ENTRY_SIZE;
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	u8 *in, *rqtc;
 	u32 i;
 	int err;
@@ -635,13 +635,13 @@ static int vcx_en_create_rqt(struct vcx_en_priv *priv)
 	if (!in)
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_RQT);
-	rqtc = vcx_ptr(in, VCX_CREATE_RQT_IN_CTX);
+	rqtc = in + VCX_CREATE_RQT_IN_CTX_AT;
 	vcx_set(rqtc, VCX_RQTC_RQT_MAX_SIZE, VCX_EN_RQT_SIZE);
 	vcx_set(rqtc, VCX_RQTC_RQT_ACTUAL_SIZE, VCX_EN_RQT_SIZE);
 	/* ethtool's default spread: entry i -> channel i mod n. */
 	for (i = 0; i < VCX_EN_RQT_SIZE; i++)
-		vcx_set(vcx_ptr(rqtc, VCX_RQTC_RQ_NUM) + i * VCX_RQT_RQ_NUM_SIZE,
-			VCX_RQT_RQ_NUM_RQN, priv->channels[i % priv->open_channels].rq.rqn);
+		vcx_set((rqtc + VCX_RQTC_RQ_NUM_AT) + i * VCX_RQT_ENTRY_SIZE,
+			VCX_RQT_RQN, priv->channels[i % priv->open_channels].rq.rqn);
 	err = vcx_en_exec(priv->vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (err)
@@ -651,6 +651,11 @@ static int vcx_en_create_rqt(struct vcx_en_priv *priv)
 	return 0;
 }
 
+/* Fields each hashing TIR selects (mlx5e's default RSS: IP pair, plus ports for TCP/UDP). */
+#define VCX_RX_HASH_IP		(VCX_HASH_FIELD_SEL_SRC_IP | VCX_HASH_FIELD_SEL_DST_IP)
+#define VCX_RX_HASH_IP_L4PORTS	(VCX_RX_HASH_IP | VCX_HASH_FIELD_SEL_L4_SPORT | \
+				 VCX_HASH_FIELD_SEL_L4_DPORT)
+
 struct vcx_en_tt_hash {
 	u8 l3, l4;
 	u32 fields;
@@ -658,16 +663,16 @@ struct vcx_en_tt_hash {
 };
 
 static const struct vcx_en_tt_hash vcx_en_tt_hash[VCX_EN_NUM_TT] = {
-	[VCX_EN_TT_IPV4_TCP] = { VCX_RX_HASH_L3_IPV4, VCX_RX_HASH_L4_TCP,
+	[VCX_EN_TT_IPV4_TCP] = { VCX_L3_PROT_TYPE_IPV4, VCX_L4_PROT_TYPE_TCP,
 				 VCX_RX_HASH_IP_L4PORTS, true },
-	[VCX_EN_TT_IPV6_TCP] = { VCX_RX_HASH_L3_IPV6, VCX_RX_HASH_L4_TCP,
+	[VCX_EN_TT_IPV6_TCP] = { VCX_L3_PROT_TYPE_IPV6, VCX_L4_PROT_TYPE_TCP,
 				 VCX_RX_HASH_IP_L4PORTS, true },
-	[VCX_EN_TT_IPV4_UDP] = { VCX_RX_HASH_L3_IPV4, VCX_RX_HASH_L4_UDP,
+	[VCX_EN_TT_IPV4_UDP] = { VCX_L3_PROT_TYPE_IPV4, VCX_L4_PROT_TYPE_UDP,
 				 VCX_RX_HASH_IP_L4PORTS, true },
-	[VCX_EN_TT_IPV6_UDP] = { VCX_RX_HASH_L3_IPV6, VCX_RX_HASH_L4_UDP,
+	[VCX_EN_TT_IPV6_UDP] = { VCX_L3_PROT_TYPE_IPV6, VCX_L4_PROT_TYPE_UDP,
 				 VCX_RX_HASH_IP_L4PORTS, true },
-	[VCX_EN_TT_IPV4] = { VCX_RX_HASH_L3_IPV4, 0, VCX_RX_HASH_IP, true },
-	[VCX_EN_TT_IPV6] = { VCX_RX_HASH_L3_IPV6, 0, VCX_RX_HASH_IP, true },
+	[VCX_EN_TT_IPV4] = { VCX_L3_PROT_TYPE_IPV4, 0, VCX_RX_HASH_IP, true },
+	[VCX_EN_TT_IPV6] = { VCX_L3_PROT_TYPE_IPV6, 0, VCX_RX_HASH_IP, true },
 	[VCX_EN_TT_ANY] = { 0, 0, 0, false },
 };
 
@@ -675,12 +680,12 @@ static int vcx_en_create_tir(struct vcx_en_priv *priv, enum vcx_en_tt tt)
 {
 	const struct vcx_en_tt_hash *h = &vcx_en_tt_hash[tt];
 	u8 in[VCX_CREATE_TIR_IN_LEN] = {};
-	u8 out[VCX_CREATE_TIR_OUT_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
 	u8 *tirc, *sel;
 	int err;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_TIR);
-	tirc = vcx_ptr(in, VCX_CREATE_TIR_IN_CTX);
+	tirc = in + VCX_CREATE_TIR_IN_CTX_AT;
 	vcx_set(tirc, VCX_TIRC_DISP_TYPE, VCX_TIRC_DISP_TYPE_INDIRECT);
 	vcx_set(tirc, VCX_TIRC_INDIRECT_TABLE, priv->rqtn);
 	vcx_set(tirc, VCX_TIRC_TRANSPORT_DOMAIN, priv->tdn);
@@ -688,13 +693,13 @@ static int vcx_en_create_tir(struct vcx_en_priv *priv, enum vcx_en_tt tt)
 	vcx_set(tirc, VCX_TIRC_SELF_LB_BLOCK,
 		VCX_TIRC_SELF_LB_BLOCK_UNICAST | VCX_TIRC_SELF_LB_BLOCK_MULTICAST);
 	if (h->hash) {
-		vcx_set(tirc, VCX_TIRC_RX_HASH_FN, VCX_TIRC_RX_HASH_FN_TOEPLITZ);
+		vcx_set(tirc, VCX_TIRC_RX_HASH_FN, VCX_RX_HASH_FN_TOEPLITZ);
 		memcpy(vcx_ptr(tirc, VCX_TIRC_RX_HASH_TOEPLITZ_KEY), priv->rss_key,
 		       VCX_EN_RSS_KEY_SIZE);
-		sel = vcx_ptr(tirc, VCX_TIRC_RX_HASH_FIELD_SELECTOR_OUTER);
-		vcx_set(sel, VCX_RX_HASH_FIELD_SELECT_L3_PROT_TYPE, h->l3);
-		vcx_set(sel, VCX_RX_HASH_FIELD_SELECT_L4_PROT_TYPE, h->l4);
-		vcx_set(sel, VCX_RX_HASH_FIELD_SELECT_SELECTED_FIELDS, h->fields);
+		sel = tirc + VCX_TIRC_HASH_OUTER_AT;
+		vcx_set(sel, VCX_HASH_SEL_L3_PROT_TYPE, h->l3);
+		vcx_set(sel, VCX_HASH_SEL_L4_PROT_TYPE, h->l4);
+		vcx_set(sel, VCX_HASH_SEL_SELECTED_FIELDS, h->fields);
 	}
 	err = vcx_en_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
 	if (err)
@@ -1102,7 +1107,7 @@ int vcx_en_add(struct vcx_dev *vdev)
 			u64_stats_init(&priv->tx_stats[err].syncp);
 			u64_stats_init(&priv->rx_stats[err].syncp);
 		}
-		netdev_rss_key_fill(priv->rss_key, sizeof(priv->rss_key));
+		netdev_rss_key_fill(priv->rss_key, VCX_TIRC_TOEPLITZ_KEY_LEN);
 		vcx_en_setup_eth(priv, port_max_mtu);
 		err = vcx_en_alloc_res(priv);
 		if (!err)

@@ -155,11 +155,12 @@ static struct sk_buff *vcx_en_rx_skb(struct vcx_en_channel *ch, struct vcx_en_rq
 static void vcx_en_rx_offloads(struct vcx_en_rq *rq, struct net_device *ndev,
 			       const u8 *cqe, struct sk_buff *skb)
 {
-	u8 hdr = vcx_get(cqe, VCX_CQE_L4_L3_HDR_TYPE);
-	u8 l4 = (hdr >> VCX_CQE_L4_HDR_TYPE_SHIFT) & VCX_CQE_L4_HDR_TYPE_MASK;
-	u8 l3 = (hdr >> VCX_CQE_L3_HDR_TYPE_SHIFT) & VCX_CQE_L3_HDR_TYPE_MASK;
+	u8 l4 = vcx_get(cqe, VCX_CQE_L4_HDR_TYPE);
+	u8 l3 = vcx_get(cqe, VCX_CQE_L3_HDR_TYPE);
 	u8 ok = vcx_get(cqe, VCX_CQE_HDS_IP_EXT);
-	bool l4_known = l4 == VCX_CQE_L4_HDR_TYPE_TCP || l4 == VCX_CQE_L4_HDR_TYPE_UDP;
+	bool l4_known = l4 == VCX_CQE_L4_HDR_TCP || l4 == VCX_CQE_L4_HDR_UDP ||
+			l4 == VCX_CQE_L4_HDR_TCP_ACK_NO_DATA ||
+			l4 == VCX_CQE_L4_HDR_TCP_ACK_AND_DATA;
 
 	if ((ndev->features & NETIF_F_RXCSUM) && l4_known &&
 	    (ok & VCX_CQE_L3_OK) && (ok & VCX_CQE_L4_OK)) {

@@ -106,16 +106,16 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 
 	/* Ethernet segment: checksum offload of the IP header and of TCP/UDP. */
 	eseg = wqe + VCX_WQE_CTRL_SIZE;
-	memset(eseg, 0, VCX_WQE_ETH_SEG_SIZE);
+	memset(eseg, 0, VCX_ETH_SEG_SIZE);
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
-		cs_flags = VCX_ETH_WQE_L3_CSUM | VCX_ETH_WQE_L4_CSUM;
+		cs_flags = VCX_ETH_CS_L3 | VCX_ETH_CS_L4;
 		sq->stats->csum_partial++;
 	} else {
 		sq->stats->csum_none++;
 	}
 	vcx_set(eseg, VCX_ETH_SEG_CS_FLAGS, cs_flags);
 
-	dseg = eseg + VCX_WQE_ETH_SEG_SIZE;
+	dseg = eseg + VCX_ETH_SEG_SIZE;
 	if (skb_headlen(skb)) {
 		dma_addr_t addr = dma_map_single(dev, skb->data, skb_headlen(skb),
 						 DMA_TO_DEVICE);
@@ -205,10 +205,9 @@ bool vcx_en_poll_tx(struct vcx_en_channel *ch, int budget)
 		if (unlikely(opcode == VCX_CQE_REQ_ERR)) {
 			u8 synd = vcx_get(cqe, VCX_CQE_SYNDROME);
 
-			if (synd != VCX_CQE_SYND_WR_FLUSH_ERR)
-				netdev_err_ratelimited(priv->netdev,
-						       "SQ 0x%x: error CQE, syndrome 0x%x (%s), WQE %u\n",
-						       sq->sqn, synd, vcx_en_cqe_synd_str(synd), last);
+			if (synd != VCX_CQE_SYND_WR_FLUSH_ERR && net_ratelimit())
+				netdev_err(priv->netdev, "SQ 0x%x: error CQE, syndrome 0x%x (%s), WQE %u\n",
+					   sq->sqn, synd, vcx_en_cqe_synd_str(synd), last);
 			if (!sq->error) {
 				WRITE_ONCE(sq->error, true);
 				netif_tx_stop_queue(sq->txq);
