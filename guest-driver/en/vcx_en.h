@@ -278,5 +278,6 @@ void vcx_en_rx_mode_work(struct work_struct *work);
 
 /* vcx_en_ethtool.c */
 extern const struct ethtool_ops vcx_en_ethtool_ops;
+extern const struct ethtool_ops vcx_en_holder_ethtool_ops;
 
 #endif /* VCX_EN_H */

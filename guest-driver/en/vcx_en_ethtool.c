@@ -228,3 +228,9 @@ const struct ethtool_ops vcx_en_ethtool_ops = {
 	.get_msglevel = vcx_en_get_msglevel,
 	.set_msglevel = vcx_en_set_msglevel,
 };
+
+/* The address holder (no Ethernet offloads): only what identifies it. */
+const struct ethtool_ops vcx_en_holder_ethtool_ops = {
+	.get_drvinfo = vcx_en_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+};

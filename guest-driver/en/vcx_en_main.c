@@ -1130,7 +1130,7 @@ int vcx_en_add(struct vcx_dev *vdev)
 		priv->tx_stats = priv->rx_stats = NULL;
 		priv->max_channels = 0;
 		ndev->netdev_ops = &vcx_holder_netdev_ops;
-		ndev->ethtool_ops = NULL;
+		ndev->ethtool_ops = &vcx_en_holder_ethtool_ops;
 		ndev->hw_features = ndev->features = 0;
 		ndev->min_mtu = ETH_MIN_MTU;
 		ndev->max_mtu = 4096;
