@@ -4,7 +4,8 @@
 # Usage: net-link.sh full|peer|any
 #   full: vcx0 in both VMs. ping and ping6 both ways; a verified TCP transfer (NET_BULK,
 #         default 256 MiB, sha256 compared by the receiver) each way at MTU 1500 and 9000,
-#         with ethtool -S and the netdev statistics agreeing with the bytes sent; link
+#         with ethtool -S (the driver's rings and the device's vport counters) and the
+#         netdev statistics agreeing with the bytes sent; link
 #         down and up through vm0's monitor (set_link vcxnet): carrier follows within a
 #         second, nothing passes while down, traffic resumes; 20 reloads of vcx.ko in vm0
 #         with traffic after each and the device's NIC objects gone after each unload.
@@ -85,14 +86,17 @@ capture() { # on|off (vm0, with NET_CAPTURE=1 only)
 		fail "cannot turn the capture $1"
 }
 
-# tx_bytes tx_packets rx_bytes rx_packets of the interface, from ethtool -S (STATS=ethtool)
-# or from the netdev statistics (STATS=sysfs).
-counters() { # ethtool|sysfs
+# tx bytes, tx packets, rx bytes, rx packets of the interface: the driver's ring totals
+# from ethtool -S (ethtool), the device's vport unicast counters from ethtool -S (vport),
+# or the netdev statistics (sysfs).
+counters() { # ethtool|vport|sysfs
 	local f v out=""
-	if [ "$1" = ethtool ]; then
-		local s
+	if [ "$1" != sysfs ]; then
+		local s names=(tx_bytes tx_packets rx_bytes rx_packets)
+		[ "$1" = ethtool ] || names=(tx_vport_unicast_bytes tx_vport_unicast_packets
+			rx_vport_unicast_bytes rx_vport_unicast_packets)
 		s=$(ethtool -S "$IF") || fail "ethtool -S $IF"
-		for f in tx_bytes tx_packets rx_bytes rx_packets; do
+		for f in "${names[@]}"; do
 			v=$(awk -v f="$f:" '$1 == f { print $2; exit }' <<<"$s")
 			[ -n "$v" ] || fail "ethtool -S $IF has no $f: $(tr -s ' \n' ' ' <<<"$s" | cut -c1-400)"
 			out="$out $v"
@@ -182,13 +186,14 @@ set_mtu() {
 }
 
 bulk() { # MTU
-	local e0 s0 e1 s1
+	local e0 v0 s0 e1 v1 s1
 	set_mtu "$1"
-	if is_vcx; then e0=$(counters ethtool) s0=$(counters sysfs); fi
+	if is_vcx; then e0=$(counters ethtool) v0=$(counters vport) s0=$(counters sysfs); fi
 	in_turn "bulk-$1" $WAIT send_to "$PEER4" "$BULK"
 	if is_vcx; then
-		e1=$(counters ethtool) s1=$(counters sysfs)
-		check_counters "ethtool -S $IF" "$e0" "$e1" "$(bytes_of "$BULK")" "$1"
+		e1=$(counters ethtool) v1=$(counters vport) s1=$(counters sysfs)
+		check_counters "ethtool -S $IF (rings)" "$e0" "$e1" "$(bytes_of "$BULK")" "$1"
+		check_counters "ethtool -S $IF (device vport, unicast)" "$v0" "$v1" "$(bytes_of "$BULK")" "$1"
 		check_counters "$IF statistics" "$s0" "$s1" "$(bytes_of "$BULK")" "$1"
 	fi
 	vm_signal "bulk-$1-done"
