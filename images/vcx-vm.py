@@ -48,15 +48,21 @@ def link_mac(index):
 
 
 def link_addresses(spec, index):
-    """Host address N = INDEX + 1 in each prefix of SPEC ('none' or 'P[,P]'), as ADDR/LEN."""
+    """VM INDEX's addresses from SPEC ('none' or 'P[,P]'), as ADDR/LEN: for a prefix
+    (192.168.77.0/24) host N = INDEX + 1; for an address in one (10.1.2.20/24), that
+    address + INDEX, so VMs can join a network whose low addresses are taken."""
     if spec == "none":
         return []
     out = []
-    for prefix in spec.split(","):
-        net = ipaddress.ip_network(prefix.strip(), strict=False)
-        if net.num_addresses < index + 3:
-            raise ValueError(f"prefix {net} too small for VM {index + 1}")
-        out.append(f"{net.network_address + index + 1}/{net.prefixlen}")
+    for item in spec.split(","):
+        iface = ipaddress.ip_interface(item.strip())
+        net = iface.network
+        base = iface.ip if iface.ip != net.network_address else net.network_address + 1
+        addr = base + index
+        if addr not in net or (net.version == 4 and net.prefixlen < 31 and
+                               addr == net.broadcast_address):
+            raise ValueError(f"no address {index + 1} in {net} from {item.strip()}")
+        out.append(f"{addr}/{net.prefixlen}")
     return out
 
 
@@ -344,8 +350,9 @@ def main():
                         "tap,ifname=vcxtap0,script=no,downscript=no); default: none "
                         "(loopback only)")
     p.add_argument("--vcx-ip", default=DEFAULT_VCX_IP,
-                   help="prefixes whose host N (VM index + 1) the guest gives the port's "
-                        f"interface, comma-separated (default {DEFAULT_VCX_IP}), or none")
+                   help="the port's interface addresses, comma-separated: a prefix gives "
+                        "VM N its host N, an address gives VM N that address + N - 1 "
+                        f"(default {DEFAULT_VCX_IP}), or none")
     p.add_argument("--capture", default="",
                    help="pcap of the vcx link at VM 1 (QEMU filter-dump; needs a netdev: "
                         "--vms 2 or --vcx-netdev)")

@@ -39,13 +39,16 @@ hasnt "$b" "-device vcx" "peer: vm1"
 has "$b" "-device virtio-net-pci,netdev=vcxnet,mac=52:54:00:77:00:02,romfile=" "peer: vm1"
 has "$b" "vcxvm.link=52:54:00:77:00:02 vcxvm.addr=10.9.0.2/16 " "peer: vm1 addresses"
 
+out=$(vm --vms 2 --base-port 31000 --vcx-ip 10.1.2.20/24,fd00:1::20/64)
+has "$(sed -n 2p <<<"$out")" "vcxvm.addr=10.1.2.21/24,fd00:1::21/64 " "--vcx-ip with addresses: vm1"
+
 none=$(vm --vcx-ip none --vcx-netdev user,restrict=on)
 hasnt "$none" "vcxvm.addr" "--vcx-ip none"
 has "$none" "-netdev user,restrict=on,id=vcxnet" "--vcx-netdev"
 has "$none" "-device vcx,id=vcx0,netdev=vcxnet,mac=52:54:00:77:00:01" "--vcx-netdev"
 
 for bad in "--peer virtio" "--capture /tmp/x.pcap" "--vms 2 --vcx-netdev user" \
-	"--vcx-ip 10.0.0.0/31" "--vms 2 --link-nics vcx"; do
+	"--vms 2 --vcx-ip 10.0.0.0/31" "--vcx-ip 10.0.0.300/24" "--vms 2 --link-nics vcx"; do
 	# shellcheck disable=SC2086
 	! vm $bad >/dev/null 2>&1 || fail "accepted: $bad"
 done
