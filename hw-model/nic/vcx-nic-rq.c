@@ -6,7 +6,8 @@
  * raising the 16-bit counter in dword 0 of the doorbell record, which the device reads
  * when a frame arrives. A TIR (directly) or an RQT names the RQs frames go to. The RQ
  * may count into a Q counter (counter_set_id, changeable with MODIFY_RQ's
- * modify_bitmask). No VLAN stripping (vsd must be 1), no FCS scatter, no RMP
+ * modify_bitmask). An RQ moved to ERR with flush_in_error_en completes the receive WQEs
+ * posted with WR_FLUSH_ERR CQEs (vcx-nic-rx.c), as a QP's RQ does. No VLAN stripping (vsd must be 1), no FCS scatter, no RMP
  * (mem_rq_type 0), no delay drop, no hairpin, no striding RQ.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -147,7 +148,11 @@ uint8_t vcx_cmd_modify_rq(VcxState *s, VcxCmd *cmd)
     rq->state = next;
     if (next == VCX_RQC_STATE_RST) {
         rq->ci = 0;
+        rq->flushing = false;
         rq->gen = ++vcx_nic(s)->wq_gen;
+    } else if (next == VCX_RQC_STATE_ERR && cur != VCX_RQC_STATE_ERR && rq->flush_in_error) {
+        rq->flushing = true;            /* the executor flushes the posted WQEs */
+        vcx_nic_wq_kick(s, rq);
     }
     trace_vcx_nic_wq("RQ", "modify", rqn, next);
     return VCX_CMD_STAT_OK;

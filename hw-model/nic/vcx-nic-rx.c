@@ -435,6 +435,33 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
     vcx_rx_deliver(s, vcx_rq_get(s, rqn), f, len, &h, flow_tag, hash, htype);
 }
 
+/* An RQ in ERR: every WQE posted completes with WR_FLUSH_ERR, within the budget. */
+bool vcx_nic_rq_flush(VcxState *s, VcxNicWq *rq, VcxBudget *b)
+{
+    uint32_t posted;
+    uint16_t left;
+
+    if (rq->state != VCX_RQC_STATE_ERR || !rq->flushing) {
+        return false;
+    }
+    if (vcx_dbr_read(s, rq->dbr_addr + VCX_NIC_RQ_DBR_RECV, &posted) != MEMTX_OK) {
+        trace_vcx_err_nic_rq(rq->num, "doorbell record not readable: no flush");
+        rq->flushing = false;
+        return false;
+    }
+    left = MIN((uint16_t)((uint16_t)posted - rq->ci), 1u << rq->log_wq_sz);
+    while (left--) {
+        if (!b->wqes) {
+            return true;
+        }
+        b->wqes--;
+        vcx_rx_cqe_err(s, rq, VCX_CQE_SYND_WR_FLUSH_ERR, rq->ci);
+        rq->ci++;
+    }
+    rq->flushing = false;
+    return false;
+}
+
 /*
  * The receive queue of frames
  */

@@ -272,7 +272,7 @@ uint8_t vcx_cmd_modify_sq(VcxState *s, VcxCmd *cmd)
     } else if (next == VCX_SQC_STATE_ERR && cur != VCX_SQC_STATE_ERR) {
         /* the WQEs posted complete flushed, by the executor */
         sq->flushing = sq->flush_in_error;
-        vcx_nic_sq_kick(s, sq);
+        vcx_nic_wq_kick(s, sq);
     }
     /* RDY: nothing runs until the next doorbell, which brings the producer counter */
     trace_vcx_nic_wq("SQ", "modify", sqn, next);

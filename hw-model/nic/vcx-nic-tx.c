@@ -126,7 +126,8 @@ void vcx_nic_csum_offload(uint8_t *f, uint32_t len, uint8_t cs_flags)
  * Doorbell and run queue
  */
 
-void vcx_nic_sq_kick(VcxState *s, VcxNicWq *sq)
+/* Queue an SQ with WQEs posted, or an SQ or RQ in ERR with WQEs to flush. */
+void vcx_nic_wq_kick(VcxState *s, VcxNicWq *sq)
 {
     VcxNic *n = vcx_nic(s);
 
@@ -155,7 +156,7 @@ void vcx_nic_doorbell(VcxState *s, uint32_t uar, uint32_t sqn, uint64_t value)
         return;
     }
     trace_vcx_sq_doorbell(sqn, (value >> 40) & 0xffff);
-    vcx_nic_sq_kick(s, sq);
+    vcx_nic_wq_kick(s, sq);
 }
 
 /*
@@ -438,7 +439,7 @@ bool vcx_nic_tx_run(VcxState *s, VcxBudget *b)
     while (b->wqes && b->bytes && !s->reset_pending && (sq = QTAILQ_FIRST(&n->runq))) {
         QTAILQ_REMOVE(&n->runq, sq, run_link);
         sq->kicked = false;
-        if (vcx_nic_sq_run(s, sq, b)) {
+        if (sq->is_sq ? vcx_nic_sq_run(s, sq, b) : vcx_nic_rq_flush(s, sq, b)) {
             sq->kicked = true;
             QTAILQ_INSERT_TAIL(&n->runq, sq, run_link);
         }

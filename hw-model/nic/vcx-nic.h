@@ -6,10 +6,12 @@
  *   vcx-nic-sq.c        send queues (commands)
  *   vcx-nic-rq.c        receive queues (commands)
  *   vcx-nic-tir-rqt.c   TIRs and RQTs
- *   vcx-nic-ft.c        NIC RX flow tables, groups, entries and the lookup
+ *   vcx-nic-ft.c        NIC RX flow tables, groups and entries (commands)
+ *   vcx-nic-steer.c     a received frame's lookup through them
  *   vcx-nic-tx.c        SQ execution: Ethernet send WQEs to frames, checksum offload
  *   vcx-nic-rx.c        frames in: the receive queue, eswitch filter, steering, RSS, RQs
  *   vcx-nic-counters.c  Q counters and the vport counters
+ *   vcx-nic-vport.c     the vport's address lists and promiscuous modes
  *
  * Lifetimes follow the RDMA objects (vcx-obj.h): every object that names another holds
  * a reference, so a destroy while in use is BAD_RES_STATE. The executor (vcx-xport.c's
@@ -264,13 +266,21 @@ uint8_t vcx_cmd_set_fte(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_query_fte(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_delete_fte(VcxState *s, VcxCmd *cmd);
 void vcx_ft_free(VcxState *s, VcxFt *ft);
+static inline void vcx_ft_mask(uint8_t *out, const uint8_t *v, const uint8_t *mask)
+{
+    for (uint32_t i = 0; i < VCX_MATCH_SET_SIZE; i++) {
+        out[i] = v[i] & mask[i];
+    }
+}
+
+/* vcx-nic-steer.c */
 /* The outer-header match set of a frame (fte_match_set_lyr_2_4 layout). */
 void vcx_ft_match_set(const uint8_t *frame, uint32_t len, uint8_t *set);
 /* Steering from the root: the TIR (0 dropped) and the FTE's flow tag. */
 uint32_t vcx_ft_steer(VcxState *s, const uint8_t *set, uint32_t *flow_tag);
 
 /* vcx-nic-tx.c */
-void vcx_nic_sq_kick(VcxState *s, VcxNicWq *sq);
+void vcx_nic_wq_kick(VcxState *s, VcxNicWq *sq);
 bool vcx_nic_tx_run(VcxState *s, VcxBudget *b);
 void vcx_nic_csum_offload(uint8_t *frame, uint32_t len, uint8_t cs_flags);
 
@@ -278,6 +288,7 @@ void vcx_nic_csum_offload(uint8_t *frame, uint32_t len, uint8_t cs_flags);
 ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size);
 bool vcx_nic_can_receive(VcxState *s);
 bool vcx_nic_rx_run(VcxState *s, VcxBudget *b);
+bool vcx_nic_rq_flush(VcxState *s, VcxNicWq *rq, VcxBudget *b);
 void vcx_nic_loopback(VcxState *s, const uint8_t *frame, uint32_t len, uint32_t tdn);
 void vcx_nic_rxq_drop_all(VcxState *s);
 uint32_t vcx_toeplitz(const uint8_t *key, uint32_t key_len, const uint8_t *in,

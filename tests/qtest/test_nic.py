@@ -779,6 +779,16 @@ def case_rx_no_wqe(v):
     rq.post([(b, 4096, su.key)])
     rx_frame(v, su, f)
     t.eq(su.rcq.poll(), None, "RQ in RST: nothing delivered")
+    # to ERR with flush_in_error_en: the WQEs posted complete flushed
+    rq2 = v.rq(su.pd, su.rcq, raw=lambda c: put(c, N["VCX_RQC_FLUSH_IN_ERROR_EN"], 1))
+    for _ in range(3):
+        rq2.post([(b, 4096, su.key)])
+    check(v.modify_rq(rq2.rqn, 1, 3), OK, 0, "MODIFY_RQ RDY->ERR with flush_in_error_en")
+    v.settle()
+    es = su.rcq.poll_all()
+    t.eq([(cqe(e)["opcode"], cqe(e)["syndrome"], cqe(e)["wqe_counter"], cqe(e)["qpn"])
+          for e in es], [(0xe, 0x05, i, rq2.rqn) for i in range(3)],
+         "three receive WQEs flushed (RESP_ERR, WR_FLUSH_ERR, in order)")
 
 
 def case_rss(v):
