@@ -2,14 +2,14 @@
 /*
  * vcx: the port's Ethernet netdev (vcxN), built like mlx5e on the ConnectX NIC objects.
  *
- *   vcx_en_main.c     netdev creation and removal (before the ib_device, after it),
- *                     probe-time objects (TD, PD, PA mkey, TIS, Q counter), channels
- *                     (CQs, SQ, RQ, NAPI), RQT and TIRs, open/stop, MTU, carrier, stats64
- *   vcx_en_tx.c       start_xmit: skb -> send WQE (control, Ethernet, data segments),
- *                     doorbell, TX completions
- *   vcx_en_rx.c       RQ WQEs of page-backed data segments, RX completions -> skb
- *   vcx_en_fs.c       steering: flow tables (L2 and TTC), groups, entries, the NIC RX
- *                     root, rx_mode -> L2 entries and the vport's address lists/promisc
+ *   vcx_en_main.c     netdev creation and removal (before the ib_device, after it), the
+ *                     address holder, probe-time objects (TD, PD, PA mkey, TIS, Q
+ *                     counter), CQs, channels and NAPI, open/stop, MTU, carrier, stats64
+ *   vcx_en_tx.c       the SQ object; start_xmit: skb -> send WQE (control, Ethernet,
+ *                     data segments), doorbell, TX completions
+ *   vcx_en_rx.c       the RQ object; WQEs of page-backed data segments, RX completions
+ *   vcx_en_fs.c       RQT and TIRs; steering: flow tables (L2 and TTC), groups, entries,
+ *                     the NIC RX root, rx_mode -> L2 entries and the vport's lists/promisc
  *   vcx_en_ethtool.c  ethtool -i, -S, -l/-L, -g
  *
  * The same code drives a ConnectX board: every layout comes from include/vcx/.
@@ -116,6 +116,7 @@ struct vcx_en_sq {
 	u16 cc;				/* consumer counter, WQEBBs */
 	void __iomem *bf;		/* BlueFlame register of the kernel UAR */
 	u32 bf_offset;
+	void *db_pending;		/* last control segment not yet rung (xmit_more) */
 	struct vcx_en_tx_info *info;
 	struct netdev_queue *txq;
 	struct vcx_en_cq cq;
@@ -247,6 +248,12 @@ static inline struct vcx_en_priv *vcx_en_priv(struct net_device *ndev)
 }
 
 /* vcx_en_main.c */
+void vcx_en_destroy_obj(struct vcx_dev *vdev, u16 opcode, u32 num);
+void vcx_en_fill_wq(u8 *wq, u32 pdn, u32 uar, dma_addr_t db, u32 log_stride, u32 log_sz,
+		    dma_addr_t buf, size_t npages);
+int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
+		     struct vcx_en_cq *cq, u32 log_nent);
+void vcx_en_destroy_cq(struct vcx_en_priv *priv, struct vcx_en_cq *cq);
 int vcx_en_add(struct vcx_dev *vdev);
 void vcx_en_remove(struct vcx_dev *vdev);
 void vcx_en_port_event(struct vcx_dev *vdev, bool up);
@@ -260,17 +267,24 @@ void vcx_en_cq_arm(struct vcx_en_priv *priv, struct vcx_en_cq *cq);
 u8 *vcx_en_cq_next(struct vcx_en_cq *cq);
 
 /* vcx_en_tx.c */
+int vcx_en_create_sq(struct vcx_en_priv *priv, struct vcx_en_channel *ch);
+void vcx_en_destroy_sq(struct vcx_en_priv *priv, struct vcx_en_sq *sq);
 netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev);
 bool vcx_en_poll_tx(struct vcx_en_channel *ch, int budget);
 void vcx_en_sq_free_all(struct vcx_en_priv *priv, struct vcx_en_sq *sq);
 
 /* vcx_en_rx.c */
+int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch);
+void vcx_en_destroy_rq(struct vcx_en_priv *priv, struct vcx_en_rq *rq);
 u32 vcx_en_rq_log_stride(int mtu, u32 *nsegs);
 int vcx_en_rq_fill(struct vcx_en_priv *priv, struct vcx_en_rq *rq, gfp_t gfp);
 void vcx_en_rq_free_all(struct vcx_en_priv *priv, struct vcx_en_rq *rq);
 int vcx_en_poll_rx(struct vcx_en_channel *ch, int budget);
 
 /* vcx_en_fs.c */
+int vcx_en_create_rqt(struct vcx_en_priv *priv);
+int vcx_en_create_tir(struct vcx_en_priv *priv, enum vcx_en_tt tt);
+void vcx_en_destroy_tirs_rqt(struct vcx_en_priv *priv);
 int vcx_en_fs_create(struct vcx_en_priv *priv);
 void vcx_en_fs_destroy(struct vcx_en_priv *priv);
 void vcx_en_set_rx_mode(struct net_device *ndev);

@@ -288,6 +288,111 @@ static void vcx_en_destroy_l2(struct vcx_en_priv *priv)
 }
 
 /* ------------------------------------------------------------------------------------
+ * The destinations: RQT over the channels' RQs and the TIRs of the traffic types
+ * (mlx5e_create_indirect_rqt, mlx5e_create_indirect_tirs)
+ */
+int vcx_en_create_rqt(struct vcx_en_priv *priv)
+{
+	size_t inlen = VCX_CREATE_RQT_IN_LEN + VCX_EN_RQT_SIZE * VCX_RQT_ENTRY_SIZE;
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+	u8 *in, *rqtc;
+	u32 i;
+	int err;
+
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_RQT);
+	rqtc = in + VCX_CREATE_RQT_IN_CTX_AT;
+	vcx_set(rqtc, VCX_RQTC_RQT_MAX_SIZE, VCX_EN_RQT_SIZE);
+	vcx_set(rqtc, VCX_RQTC_RQT_ACTUAL_SIZE, VCX_EN_RQT_SIZE);
+	/* ethtool's default spread: entry i -> channel i mod n. */
+	for (i = 0; i < VCX_EN_RQT_SIZE; i++)
+		vcx_set((rqtc + VCX_RQTC_RQ_NUM_AT) + i * VCX_RQT_ENTRY_SIZE,
+			VCX_RQT_RQN, priv->channels[i % priv->open_channels].rq.rqn);
+	err = vcx_cmd_exec(priv->vdev, in, inlen, out, sizeof(out));
+	kvfree(in);
+	if (err)
+		return err;
+	priv->rqtn = vcx_get(out, VCX_CREATE_RQT_OUT_RQTN);
+	priv->rqt_created = true;
+	return 0;
+}
+
+/* Fields each hashing TIR selects (mlx5e's default RSS: IP pair, plus ports for TCP/UDP). */
+#define VCX_RX_HASH_IP		(VCX_HASH_FIELD_SEL_SRC_IP | VCX_HASH_FIELD_SEL_DST_IP)
+#define VCX_RX_HASH_IP_L4PORTS	(VCX_RX_HASH_IP | VCX_HASH_FIELD_SEL_L4_SPORT | \
+				 VCX_HASH_FIELD_SEL_L4_DPORT)
+
+struct vcx_en_tt_hash {
+	u8 l3, l4;
+	u32 fields;
+	bool hash;
+};
+
+static const struct vcx_en_tt_hash vcx_en_tt_hash[VCX_EN_NUM_TT] = {
+	[VCX_EN_TT_IPV4_TCP] = { VCX_L3_PROT_TYPE_IPV4, VCX_L4_PROT_TYPE_TCP,
+				 VCX_RX_HASH_IP_L4PORTS, true },
+	[VCX_EN_TT_IPV6_TCP] = { VCX_L3_PROT_TYPE_IPV6, VCX_L4_PROT_TYPE_TCP,
+				 VCX_RX_HASH_IP_L4PORTS, true },
+	[VCX_EN_TT_IPV4_UDP] = { VCX_L3_PROT_TYPE_IPV4, VCX_L4_PROT_TYPE_UDP,
+				 VCX_RX_HASH_IP_L4PORTS, true },
+	[VCX_EN_TT_IPV6_UDP] = { VCX_L3_PROT_TYPE_IPV6, VCX_L4_PROT_TYPE_UDP,
+				 VCX_RX_HASH_IP_L4PORTS, true },
+	[VCX_EN_TT_IPV4] = { VCX_L3_PROT_TYPE_IPV4, 0, VCX_RX_HASH_IP, true },
+	[VCX_EN_TT_IPV6] = { VCX_L3_PROT_TYPE_IPV6, 0, VCX_RX_HASH_IP, true },
+	[VCX_EN_TT_ANY] = { 0, 0, 0, false },
+};
+
+int vcx_en_create_tir(struct vcx_en_priv *priv, enum vcx_en_tt tt)
+{
+	const struct vcx_en_tt_hash *h = &vcx_en_tt_hash[tt];
+	u8 in[VCX_CREATE_TIR_IN_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+	u8 *tirc, *sel;
+	int err;
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_TIR);
+	tirc = in + VCX_CREATE_TIR_IN_CTX_AT;
+	vcx_set(tirc, VCX_TIRC_DISP_TYPE, VCX_TIRC_DISP_TYPE_INDIRECT);
+	vcx_set(tirc, VCX_TIRC_INDIRECT_TABLE, priv->rqtn);
+	vcx_set(tirc, VCX_TIRC_TRANSPORT_DOMAIN, priv->tdn);
+	/* Our own multicast and broadcast frames are not received back (IPv6 DAD). */
+	vcx_set(tirc, VCX_TIRC_SELF_LB_BLOCK,
+		VCX_TIRC_SELF_LB_BLOCK_UNICAST | VCX_TIRC_SELF_LB_BLOCK_MULTICAST);
+	if (h->hash) {
+		vcx_set(tirc, VCX_TIRC_RX_HASH_FN, VCX_RX_HASH_FN_TOEPLITZ);
+		memcpy(vcx_ptr(tirc, VCX_TIRC_RX_HASH_TOEPLITZ_KEY), priv->rss_key,
+		       VCX_EN_RSS_KEY_SIZE);
+		sel = tirc + VCX_TIRC_HASH_OUTER_AT;
+		vcx_set(sel, VCX_HASH_SEL_L3_PROT_TYPE, h->l3);
+		vcx_set(sel, VCX_HASH_SEL_L4_PROT_TYPE, h->l4);
+		vcx_set(sel, VCX_HASH_SEL_SELECTED_FIELDS, h->fields);
+	}
+	err = vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
+	if (err)
+		return err;
+	priv->tirn[tt] = vcx_get(out, VCX_CREATE_TIR_OUT_TIRN);
+	priv->tir_created[tt] = true;
+	return 0;
+}
+
+void vcx_en_destroy_tirs_rqt(struct vcx_en_priv *priv)
+{
+	int tt;
+
+	for (tt = 0; tt < VCX_EN_NUM_TT; tt++) {
+		if (priv->tir_created[tt])
+			vcx_en_destroy_obj(priv->vdev, VCX_CMD_OP_DESTROY_TIR, priv->tirn[tt]);
+		priv->tir_created[tt] = false;
+	}
+	if (priv->rqt_created)
+		vcx_en_destroy_obj(priv->vdev, VCX_CMD_OP_DESTROY_RQT, priv->rqtn);
+	priv->rqt_created = false;
+}
+
+
+/* ------------------------------------------------------------------------------------
  * rx_mode: L2 entries and the vport context
  */
 static void vcx_en_collect_addrs(struct net_device *ndev, struct vcx_en_addrs *a)

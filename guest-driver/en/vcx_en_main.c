@@ -26,14 +26,8 @@
 /* ------------------------------------------------------------------------------------
  * Commands of the port and of probe-time objects
  */
-static int vcx_en_exec(struct vcx_dev *vdev, void *in, size_t inlen, void *out,
-		       size_t outlen)
-{
-	return vcx_cmd_exec(vdev, in, inlen, out, outlen);
-}
-
 /* DESTROY/DEALLOC commands that only carry the object number (at in+0x08). */
-static void vcx_en_destroy_obj(struct vcx_dev *vdev, u16 opcode, u32 num)
+void vcx_en_destroy_obj(struct vcx_dev *vdev, u16 opcode, u32 num)
 {
 	u8 in[VCX_OBJ_CMD_LEN] = {};
 	u8 out[VCX_OBJ_CMD_LEN] = {};
@@ -41,7 +35,7 @@ static void vcx_en_destroy_obj(struct vcx_dev *vdev, u16 opcode, u32 num)
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, opcode);
 	vcx_set(in, VCX_OBJ_NUMBER, num);
-	err = vcx_en_exec(vdev, in, sizeof(in), out, sizeof(out));
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 	if (err && !vcx_in_error(vdev))
 		dev_err(vcx_dev(vdev), "%s 0x%x failed (%d)\n", vcx_cmd_opcode_str(opcode), num,
 			err);
@@ -55,7 +49,7 @@ int vcx_en_query_vport_state(struct vcx_dev *vdev, u8 *state)
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_VPORT_STATE);
 	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_VPORT_OP_MOD_VNIC_VPORT);
-	err = vcx_en_exec(vdev, in, sizeof(in), out, sizeof(out));
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 	if (!err)
 		*state = vcx_get(out, VCX_QUERY_VPORT_STATE_OUT_STATE);
 	return err;
@@ -72,7 +66,7 @@ int vcx_en_query_mac(struct vcx_dev *vdev, u8 *mac)
 	if (!out)
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
-	err = vcx_en_exec(vdev, in, sizeof(in), out, VCX_QUERY_NIC_VPORT_CTX_OUT_LEN);
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_NIC_VPORT_CTX_OUT_LEN);
 	if (!err) {
 		ctx = vcx_ptr(out, VCX_QUERY_NIC_VPORT_CTX_OUT_CTX);
 		hi = vcx_get(ctx, VCX_NIC_VPORT_CTX_MAC_47_32);
@@ -101,7 +95,7 @@ static int vcx_en_set_port_admin(struct vcx_dev *vdev, bool up)
 	vcx_set(data, VCX_PAOS_LOCAL_PORT, 1);
 	vcx_set(data, VCX_PAOS_ADMIN_STATUS, up ? VCX_PORT_STATUS_UP : VCX_PORT_STATUS_DOWN);
 	vcx_set(data, VCX_PAOS_ASE, 1);
-	return vcx_en_exec(vdev, in, sizeof(in), out, sizeof(out));
+	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 }
 
 /* PMTU max_mtu: the largest frame the port takes, L2 headers included. */
@@ -116,7 +110,7 @@ static int vcx_en_query_port_max_mtu(struct vcx_dev *vdev, u32 *max_mtu)
 	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_ACCESS_REG_OP_MOD_READ);
 	vcx_set(in, VCX_ACCESS_REG_IN_REGISTER_ID, VCX_REG_PMTU);
 	vcx_set(data, VCX_PMTU_LOCAL_PORT, 1);
-	err = vcx_en_exec(vdev, in, sizeof(in), out, sizeof(out));
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 	if (!err)
 		*max_mtu = vcx_get(vcx_ptr(out, VCX_ACCESS_REG_OUT_DATA), VCX_PMTU_MAX_MTU);
 	return err;
@@ -137,7 +131,7 @@ static int vcx_en_set_hw_mtu(struct vcx_dev *vdev, int mtu)
 	vcx_set(rin, VCX_ACCESS_REG_IN_REGISTER_ID, VCX_REG_PMTU);
 	vcx_set(vcx_ptr(rin, VCX_ACCESS_REG_IN_DATA), VCX_PMTU_LOCAL_PORT, 1);
 	vcx_set(vcx_ptr(rin, VCX_ACCESS_REG_IN_DATA), VCX_PMTU_ADMIN_MTU, hw_mtu);
-	err = vcx_en_exec(vdev, rin, sizeof(rin), rout, sizeof(rout));
+	err = vcx_cmd_exec(vdev, rin, sizeof(rin), rout, sizeof(rout));
 	if (err)
 		return err;
 
@@ -147,7 +141,7 @@ static int vcx_en_set_hw_mtu(struct vcx_dev *vdev, int mtu)
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_NIC_VPORT_CONTEXT);
 	vcx_set(in, VCX_MODIFY_NIC_VPORT_CTX_IN_FIELD_SELECT, VCX_NIC_VPORT_FS_MTU);
 	vcx_set(vcx_ptr(in, VCX_MODIFY_NIC_VPORT_CTX_IN_CTX), VCX_NIC_VPORT_CTX_MTU, hw_mtu);
-	err = vcx_en_exec(vdev, in, VCX_MODIFY_NIC_VPORT_CTX_IN_LEN, out, sizeof(out));
+	err = vcx_cmd_exec(vdev, in, VCX_MODIFY_NIC_VPORT_CTX_IN_LEN, out, sizeof(out));
 	kfree(in);
 	return err;
 }
@@ -167,7 +161,7 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 	int err;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ALLOC_TRANSPORT_DOMAIN);
-	err = vcx_en_exec(vdev, in, sizeof(in), out, sizeof(out));
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 	if (err)
 		return err;
 	priv->tdn = vcx_get(out, VCX_ALLOC_TD_OUT_TD);
@@ -176,7 +170,7 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 	memset(in, 0, sizeof(in));
 	memset(out, 0, sizeof(out));
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ALLOC_PD);
-	err = vcx_en_exec(vdev, in, sizeof(in), out, sizeof(out));
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 	if (err)
 		return err;
 	priv->pdn = vcx_get(out, VCX_ALLOC_PD_OUT_PD);
@@ -193,7 +187,7 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 	vcx_set(mkc, VCX_MKC_PD, priv->pdn);
 	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
 	vcx_set(mkc, VCX_MKC_MKEY_7_0, 0x42);
-	err = vcx_en_exec(vdev, min, sizeof(min), mout, sizeof(mout));
+	err = vcx_cmd_exec(vdev, min, sizeof(min), mout, sizeof(mout));
 	if (err)
 		return err;
 	priv->mkey = VCX_MKEY(vcx_get(mout, VCX_CREATE_MKEY_OUT_MKEY_INDEX), 0x42);
@@ -204,7 +198,7 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 	tisc = tin + VCX_CREATE_TIS_IN_CTX_AT;
 	vcx_set(tisc, VCX_TISC_PRIO, 0);
 	vcx_set(tisc, VCX_TISC_TRANSPORT_DOMAIN, priv->tdn);
-	err = vcx_en_exec(vdev, tin, sizeof(tin), tout, sizeof(tout));
+	err = vcx_cmd_exec(vdev, tin, sizeof(tin), tout, sizeof(tout));
 	if (err)
 		return err;
 	priv->tisn = vcx_get(tout, VCX_CREATE_TIS_OUT_TISN);
@@ -213,7 +207,7 @@ static int vcx_en_alloc_res(struct vcx_en_priv *priv)
 	/* The RQs' Q counter, for rx_out_of_buffer; without one the counter is not shown. */
 	if (vcx_get(vdev->caps.general, VCX_CAP_GEN_MAX_QP_CNT)) {
 		vcx_set(qin, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ALLOC_Q_COUNTER);
-		if (!vcx_en_exec(vdev, qin, sizeof(qin), qout, sizeof(qout)))
+		if (!vcx_cmd_exec(vdev, qin, sizeof(qin), qout, sizeof(qout)))
 			priv->q_counter = vcx_get(qout, VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID);
 		else
 			netdev_warn(priv->netdev, "no Q counter: rx_out_of_buffer not counted\n");
@@ -232,7 +226,7 @@ static void vcx_en_free_res(struct vcx_en_priv *priv)
 	if (priv->q_counter) {
 		vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DEALLOC_Q_COUNTER);
 		vcx_set(in, VCX_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID, priv->q_counter);
-		vcx_en_exec(vdev, in, sizeof(in), out, sizeof(out));
+		vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 		priv->q_counter = 0;
 	}
 	if (priv->tis_alloc)
@@ -240,13 +234,13 @@ static void vcx_en_free_res(struct vcx_en_priv *priv)
 	if (priv->mkey_alloc) {
 		vcx_set(min, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DESTROY_MKEY);
 		vcx_set(min, VCX_DESTROY_MKEY_IN_MKEY_INDEX, VCX_MKEY_INDEX(priv->mkey));
-		vcx_en_exec(vdev, min, sizeof(min), mout, sizeof(mout));
+		vcx_cmd_exec(vdev, min, sizeof(min), mout, sizeof(mout));
 	}
 	if (priv->pd_alloc) {
 		memset(min, 0, sizeof(min));
 		vcx_set(min, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DEALLOC_PD);
 		vcx_set(min, VCX_DEALLOC_PD_IN_PD, priv->pdn);
-		vcx_en_exec(vdev, min, sizeof(min), mout, sizeof(mout));
+		vcx_cmd_exec(vdev, min, sizeof(min), mout, sizeof(mout));
 	}
 	if (priv->td_alloc)
 		vcx_en_destroy_obj(vdev, VCX_CMD_OP_DEALLOC_TRANSPORT_DOMAIN, priv->tdn);
@@ -287,7 +281,7 @@ void vcx_en_cq_arm(struct vcx_en_priv *priv, struct vcx_en_cq *cq)
 	__raw_writeq(*(u64 *)doorbell, priv->vdev->uar + VCX_UAR_CQ_DOORBELL);
 }
 
-static int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
+int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
 			    struct vcx_en_cq *cq, u32 log_nent)
 {
 	struct vcx_dev *vdev = priv->vdev;
@@ -328,7 +322,7 @@ static int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
 	pas = in + VCX_CREATE_CQ_IN_PAS_AT;
 	for (i = 0; i < npages; i++)
 		vcx_set64(pas + i * VCX_PAS_SIZE, VCX_FLD(0, 64), cq->dma + i * VCX_PAGE_SIZE);
-	err = vcx_en_exec(vdev, in, inlen, out, sizeof(out));
+	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
 	kvfree(in);
 	if (err)
 		goto err_db;
@@ -350,7 +344,7 @@ err_buf:
 	return err;
 }
 
-static void vcx_en_destroy_cq(struct vcx_en_priv *priv, struct vcx_en_cq *cq)
+void vcx_en_destroy_cq(struct vcx_en_priv *priv, struct vcx_en_cq *cq)
 {
 	struct vcx_dev *vdev = priv->vdev;
 
@@ -384,9 +378,9 @@ bool vcx_en_cq_event(struct vcx_dev *vdev, u32 cqn)
 }
 
 /* ------------------------------------------------------------------------------------
- * Work queues: SQ and RQ
+ * Work queues: the wq context of SQs and RQs (vcx_en_tx.c, vcx_en_rx.c)
  */
-static void vcx_en_fill_wq(u8 *wq, u32 pdn, u32 uar, dma_addr_t db, u32 log_stride,
+void vcx_en_fill_wq(u8 *wq, u32 pdn, u32 uar, dma_addr_t db, u32 log_stride,
 			   u32 log_sz, dma_addr_t buf, size_t npages)
 {
 	u8 *pas = wq + VCX_WQ_PAS_AT;
@@ -401,168 +395,6 @@ static void vcx_en_fill_wq(u8 *wq, u32 pdn, u32 uar, dma_addr_t db, u32 log_stri
 	vcx_set(wq, VCX_WQ_LOG_WQ_SZ, log_sz);
 	for (i = 0; i < npages; i++)
 		vcx_set64(pas + i * VCX_PAS_SIZE, VCX_FLD(0, 64), buf + i * VCX_PAGE_SIZE);
-}
-
-static int vcx_en_modify_sq(struct vcx_en_priv *priv, u32 sqn, u8 cur, u8 next)
-{
-	u8 in[VCX_MODIFY_SQ_IN_LEN] = {};
-	u8 out[VCX_OBJ_CMD_LEN] = {};
-
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_SQ);
-	vcx_set(in, VCX_MODIFY_SQ_IN_SQ_STATE, cur);
-	vcx_set(in, VCX_MODIFY_SQ_IN_SQN, sqn);
-	vcx_set((in + VCX_MODIFY_SQ_IN_CTX_AT), VCX_SQC_STATE, next);
-	return vcx_en_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
-}
-
-static int vcx_en_modify_rq(struct vcx_en_priv *priv, u32 rqn, u8 cur, u8 next)
-{
-	u8 in[VCX_MODIFY_RQ_IN_LEN] = {};
-	u8 out[VCX_OBJ_CMD_LEN] = {};
-
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_RQ);
-	vcx_set(in, VCX_MODIFY_RQ_IN_RQ_STATE, cur);
-	vcx_set(in, VCX_MODIFY_RQ_IN_RQN, rqn);
-	vcx_set((in + VCX_MODIFY_RQ_IN_CTX_AT), VCX_RQC_STATE, next);
-	return vcx_en_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
-}
-
-static int vcx_en_create_sq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
-{
-	struct vcx_en_sq *sq = &ch->sq;
-	struct vcx_dev *vdev = priv->vdev;
-	struct device *dev = vcx_dev(vdev);
-	size_t size = (size_t)VCX_EN_SQ_SIZE * VCX_SEND_WQEBB;
-	size_t npages = DIV_ROUND_UP(size, VCX_PAGE_SIZE);
-	size_t inlen = VCX_CREATE_SQ_IN_LEN + npages * VCX_PAS_SIZE;
-	u8 out[VCX_OBJ_CMD_LEN] = {};
-	u8 *in, *sqc;
-	int err;
-
-	sq->stats = &priv->tx_stats[ch->ix];
-	sq->txq = netdev_get_tx_queue(priv->netdev, ch->ix);
-	sq->info = kvcalloc(VCX_EN_SQ_SIZE, sizeof(*sq->info), GFP_KERNEL);
-	if (!sq->info)
-		return -ENOMEM;
-	sq->buf = dma_alloc_coherent(dev, size, &sq->dma, GFP_KERNEL);
-	sq->db = dma_alloc_coherent(dev, cache_line_size(), &sq->db_dma, GFP_KERNEL);
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!sq->buf || !sq->db || !in) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* The kernel UAR's BlueFlame registers, spread over the channels as mlx5e's bfregs. */
-	sq->bf = vdev->uar + vcx_uar_bf_offset(ch->ix % VCX_UAR_BFREGS_PER_PAGE, 0);
-	sq->bf_offset = 0;
-
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_SQ);
-	sqc = in + VCX_CREATE_SQ_IN_CTX_AT;
-	vcx_set(sqc, VCX_SQC_FLUSH_IN_ERROR_EN, 1);
-	vcx_set(sqc, VCX_SQC_STATE, VCX_SQC_STATE_RST);
-	vcx_set(sqc, VCX_SQC_CQN, sq->cq.cqn);
-	vcx_set(sqc, VCX_SQC_TIS_LST_SZ, 1);
-	vcx_set(sqc, VCX_SQC_TIS_NUM_0, priv->tisn);
-	vcx_en_fill_wq(sqc + VCX_SQC_WQ_AT, priv->pdn, vdev->uar_index, sq->db_dma,
-		       VCX_SEND_WQEBB_SHIFT, VCX_EN_LOG_SQ_SIZE, sq->dma, npages);
-	err = vcx_en_exec(vdev, in, inlen, out, sizeof(out));
-	if (err)
-		goto out;
-	sq->sqn = vcx_get(out, VCX_CREATE_SQ_OUT_SQN);
-	sq->created = true;
-	err = vcx_en_modify_sq(priv, sq->sqn, VCX_SQC_STATE_RST, VCX_SQC_STATE_RDY);
-out:
-	kvfree(in);
-	return err;
-}
-
-static void vcx_en_destroy_sq(struct vcx_en_priv *priv, struct vcx_en_sq *sq)
-{
-	struct device *dev = vcx_dev(priv->vdev);
-
-	if (sq->created)
-		vcx_en_destroy_obj(priv->vdev, VCX_CMD_OP_DESTROY_SQ, sq->sqn);
-	sq->created = false;
-	if (sq->info)
-		vcx_en_sq_free_all(priv, sq);
-	if (sq->buf)
-		dma_free_coherent(dev, (size_t)VCX_EN_SQ_SIZE * VCX_SEND_WQEBB, sq->buf, sq->dma);
-	if (sq->db)
-		dma_free_coherent(dev, cache_line_size(), sq->db, sq->db_dma);
-	kvfree(sq->info);
-	sq->info = NULL;
-	sq->buf = NULL;
-	sq->db = NULL;
-}
-
-static int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
-{
-	struct vcx_en_rq *rq = &ch->rq;
-	struct vcx_dev *vdev = priv->vdev;
-	struct device *dev = vcx_dev(vdev);
-	u8 out[VCX_OBJ_CMD_LEN] = {};
-	size_t npages, inlen;
-	u8 *in, *rqc;
-	int err;
-
-	rq->stats = &priv->rx_stats[ch->ix];
-	rq->log_stride = vcx_en_rq_log_stride(priv->netdev->mtu, &rq->nsegs);
-	rq->size = max_t(size_t, (size_t)VCX_EN_RQ_SIZE << rq->log_stride, VCX_PAGE_SIZE);
-	npages = DIV_ROUND_UP(rq->size, VCX_PAGE_SIZE);
-	inlen = VCX_CREATE_RQ_IN_LEN + npages * VCX_PAS_SIZE;
-	rq->bufs = kvcalloc(VCX_EN_RQ_SIZE, sizeof(*rq->bufs), GFP_KERNEL);
-	if (!rq->bufs)
-		return -ENOMEM;
-	rq->buf = dma_alloc_coherent(dev, rq->size, &rq->dma, GFP_KERNEL);
-	rq->db = dma_alloc_coherent(dev, cache_line_size(), &rq->db_dma, GFP_KERNEL);
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!rq->buf || !rq->db || !in) {
-		err = -ENOMEM;
-		goto out;
-	}
-	rq->db[0] = 0;
-
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_RQ);
-	rqc = in + VCX_CREATE_RQ_IN_CTX_AT;
-	vcx_set(rqc, VCX_RQC_VSD, 1);		/* no VLAN stripping (vlan_cap 0) */
-	vcx_set(rqc, VCX_RQC_MEM_RQ_TYPE, VCX_RQC_MEM_RQ_TYPE_INLINE);
-	vcx_set(rqc, VCX_RQC_STATE, VCX_RQC_STATE_RST);
-	vcx_set(rqc, VCX_RQC_FLUSH_IN_ERROR_EN, 1);
-	vcx_set(rqc, VCX_RQC_CQN, rq->cq.cqn);
-	vcx_set(rqc, VCX_RQC_COUNTER_SET_ID, priv->q_counter);
-	vcx_en_fill_wq(rqc + VCX_RQC_WQ_AT, priv->pdn, vdev->uar_index, rq->db_dma,
-		       rq->log_stride, VCX_EN_LOG_RQ_SIZE, rq->dma, npages);
-	err = vcx_en_exec(vdev, in, inlen, out, sizeof(out));
-	if (err)
-		goto out;
-	rq->rqn = vcx_get(out, VCX_CREATE_RQ_OUT_RQN);
-	rq->created = true;
-	/* Post the ring before RDY: a frame arriving then finds its WQEs. */
-	err = vcx_en_rq_fill(priv, rq, GFP_KERNEL);
-	if (err)
-		goto out;
-	err = vcx_en_modify_rq(priv, rq->rqn, VCX_RQC_STATE_RST, VCX_RQC_STATE_RDY);
-out:
-	kvfree(in);
-	return err;
-}
-
-static void vcx_en_destroy_rq(struct vcx_en_priv *priv, struct vcx_en_rq *rq)
-{
-	struct device *dev = vcx_dev(priv->vdev);
-
-	if (rq->created)
-		vcx_en_destroy_obj(priv->vdev, VCX_CMD_OP_DESTROY_RQ, rq->rqn);
-	rq->created = false;
-	if (rq->bufs)
-		vcx_en_rq_free_all(priv, rq);
-	if (rq->buf)
-		dma_free_coherent(dev, rq->size, rq->buf, rq->dma);
-	if (rq->db)
-		dma_free_coherent(dev, cache_line_size(), rq->db, rq->db_dma);
-	kvfree(rq->bufs);
-	rq->bufs = NULL;
-	rq->buf = NULL;
-	rq->db = NULL;
 }
 
 /* ------------------------------------------------------------------------------------
@@ -618,109 +450,6 @@ static int vcx_en_open_channel(struct vcx_en_priv *priv, struct vcx_en_channel *
 		vcx_en_close_channel(priv, ch);
 	}
 	return err;
-}
-
-/* ------------------------------------------------------------------------------------
- * RQT and TIRs (mlx5e_create_indirect_rqt, mlx5e_create_indirect_tirs)
- */
-static int vcx_en_create_rqt(struct vcx_en_priv *priv)
-{
-	size_t inlen = VCX_CREATE_RQT_IN_LEN + VCX_EN_RQT_SIZE * VCX_RQT_ENTRY_SIZE;
-	u8 out[VCX_OBJ_CMD_LEN] = {};
-	u8 *in, *rqtc;
-	u32 i;
-	int err;
-
-	in = kvzalloc(inlen, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_RQT);
-	rqtc = in + VCX_CREATE_RQT_IN_CTX_AT;
-	vcx_set(rqtc, VCX_RQTC_RQT_MAX_SIZE, VCX_EN_RQT_SIZE);
-	vcx_set(rqtc, VCX_RQTC_RQT_ACTUAL_SIZE, VCX_EN_RQT_SIZE);
-	/* ethtool's default spread: entry i -> channel i mod n. */
-	for (i = 0; i < VCX_EN_RQT_SIZE; i++)
-		vcx_set((rqtc + VCX_RQTC_RQ_NUM_AT) + i * VCX_RQT_ENTRY_SIZE,
-			VCX_RQT_RQN, priv->channels[i % priv->open_channels].rq.rqn);
-	err = vcx_en_exec(priv->vdev, in, inlen, out, sizeof(out));
-	kvfree(in);
-	if (err)
-		return err;
-	priv->rqtn = vcx_get(out, VCX_CREATE_RQT_OUT_RQTN);
-	priv->rqt_created = true;
-	return 0;
-}
-
-/* Fields each hashing TIR selects (mlx5e's default RSS: IP pair, plus ports for TCP/UDP). */
-#define VCX_RX_HASH_IP		(VCX_HASH_FIELD_SEL_SRC_IP | VCX_HASH_FIELD_SEL_DST_IP)
-#define VCX_RX_HASH_IP_L4PORTS	(VCX_RX_HASH_IP | VCX_HASH_FIELD_SEL_L4_SPORT | \
-				 VCX_HASH_FIELD_SEL_L4_DPORT)
-
-struct vcx_en_tt_hash {
-	u8 l3, l4;
-	u32 fields;
-	bool hash;
-};
-
-static const struct vcx_en_tt_hash vcx_en_tt_hash[VCX_EN_NUM_TT] = {
-	[VCX_EN_TT_IPV4_TCP] = { VCX_L3_PROT_TYPE_IPV4, VCX_L4_PROT_TYPE_TCP,
-				 VCX_RX_HASH_IP_L4PORTS, true },
-	[VCX_EN_TT_IPV6_TCP] = { VCX_L3_PROT_TYPE_IPV6, VCX_L4_PROT_TYPE_TCP,
-				 VCX_RX_HASH_IP_L4PORTS, true },
-	[VCX_EN_TT_IPV4_UDP] = { VCX_L3_PROT_TYPE_IPV4, VCX_L4_PROT_TYPE_UDP,
-				 VCX_RX_HASH_IP_L4PORTS, true },
-	[VCX_EN_TT_IPV6_UDP] = { VCX_L3_PROT_TYPE_IPV6, VCX_L4_PROT_TYPE_UDP,
-				 VCX_RX_HASH_IP_L4PORTS, true },
-	[VCX_EN_TT_IPV4] = { VCX_L3_PROT_TYPE_IPV4, 0, VCX_RX_HASH_IP, true },
-	[VCX_EN_TT_IPV6] = { VCX_L3_PROT_TYPE_IPV6, 0, VCX_RX_HASH_IP, true },
-	[VCX_EN_TT_ANY] = { 0, 0, 0, false },
-};
-
-static int vcx_en_create_tir(struct vcx_en_priv *priv, enum vcx_en_tt tt)
-{
-	const struct vcx_en_tt_hash *h = &vcx_en_tt_hash[tt];
-	u8 in[VCX_CREATE_TIR_IN_LEN] = {};
-	u8 out[VCX_OBJ_CMD_LEN] = {};
-	u8 *tirc, *sel;
-	int err;
-
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_TIR);
-	tirc = in + VCX_CREATE_TIR_IN_CTX_AT;
-	vcx_set(tirc, VCX_TIRC_DISP_TYPE, VCX_TIRC_DISP_TYPE_INDIRECT);
-	vcx_set(tirc, VCX_TIRC_INDIRECT_TABLE, priv->rqtn);
-	vcx_set(tirc, VCX_TIRC_TRANSPORT_DOMAIN, priv->tdn);
-	/* Our own multicast and broadcast frames are not received back (IPv6 DAD). */
-	vcx_set(tirc, VCX_TIRC_SELF_LB_BLOCK,
-		VCX_TIRC_SELF_LB_BLOCK_UNICAST | VCX_TIRC_SELF_LB_BLOCK_MULTICAST);
-	if (h->hash) {
-		vcx_set(tirc, VCX_TIRC_RX_HASH_FN, VCX_RX_HASH_FN_TOEPLITZ);
-		memcpy(vcx_ptr(tirc, VCX_TIRC_RX_HASH_TOEPLITZ_KEY), priv->rss_key,
-		       VCX_EN_RSS_KEY_SIZE);
-		sel = tirc + VCX_TIRC_HASH_OUTER_AT;
-		vcx_set(sel, VCX_HASH_SEL_L3_PROT_TYPE, h->l3);
-		vcx_set(sel, VCX_HASH_SEL_L4_PROT_TYPE, h->l4);
-		vcx_set(sel, VCX_HASH_SEL_SELECTED_FIELDS, h->fields);
-	}
-	err = vcx_en_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
-	if (err)
-		return err;
-	priv->tirn[tt] = vcx_get(out, VCX_CREATE_TIR_OUT_TIRN);
-	priv->tir_created[tt] = true;
-	return 0;
-}
-
-static void vcx_en_destroy_tirs_rqt(struct vcx_en_priv *priv)
-{
-	int tt;
-
-	for (tt = 0; tt < VCX_EN_NUM_TT; tt++) {
-		if (priv->tir_created[tt])
-			vcx_en_destroy_obj(priv->vdev, VCX_CMD_OP_DESTROY_TIR, priv->tirn[tt]);
-		priv->tir_created[tt] = false;
-	}
-	if (priv->rqt_created)
-		vcx_en_destroy_obj(priv->vdev, VCX_CMD_OP_DESTROY_RQT, priv->rqtn);
-	priv->rqt_created = false;
 }
 
 /* ------------------------------------------------------------------------------------
@@ -791,6 +520,8 @@ static int vcx_en_open_locked(struct vcx_en_priv *priv)
 	for (i = 0; i < priv->open_channels; i++) {
 		struct vcx_en_channel *ch = &priv->channels[i];
 
+		/* TX from a channel's CPU goes to its SQ, completing on the same vector. */
+		netif_set_xps_queue(ndev, cpumask_of(ch->cpu), ch->ix);
 		netdev_tx_reset_queue(ch->sq.txq);
 		napi_enable(&ch->napi);
 		vcx_en_cq_arm(priv, &ch->sq.cq);
@@ -959,17 +690,10 @@ static int vcx_en_set_mac(struct net_device *ndev, void *addr)
 	return err;
 }
 
-static u16 vcx_en_select_queue(struct net_device *ndev, struct sk_buff *skb,
-			       struct net_device *sb_dev)
-{
-	return netdev_pick_tx(ndev, skb, sb_dev);
-}
-
 static const struct net_device_ops vcx_en_netdev_ops = {
 	.ndo_open = vcx_en_open,
 	.ndo_stop = vcx_en_stop,
 	.ndo_start_xmit = vcx_en_xmit,
-	.ndo_select_queue = vcx_en_select_queue,
 	.ndo_get_stats64 = vcx_en_get_stats64,
 	.ndo_set_rx_mode = vcx_en_set_rx_mode,
 	.ndo_set_mac_address = vcx_en_set_mac,

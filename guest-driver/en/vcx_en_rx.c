@@ -239,3 +239,90 @@ int vcx_en_poll_rx(struct vcx_en_channel *ch, int budget)
 		return budget;
 	return work;
 }
+
+/* ------------------------------------------------------------------------------------
+ * The RQ (CREATE_RQ, MODIFY_RQ, DESTROY_RQ)
+ */
+static int vcx_en_modify_rq(struct vcx_en_priv *priv, u32 rqn, u8 cur, u8 next)
+{
+	u8 in[VCX_MODIFY_RQ_IN_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_RQ);
+	vcx_set(in, VCX_MODIFY_RQ_IN_RQ_STATE, cur);
+	vcx_set(in, VCX_MODIFY_RQ_IN_RQN, rqn);
+	vcx_set((in + VCX_MODIFY_RQ_IN_CTX_AT), VCX_RQC_STATE, next);
+	return vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
+}
+
+int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
+{
+	struct vcx_en_rq *rq = &ch->rq;
+	struct vcx_dev *vdev = priv->vdev;
+	struct device *dev = vcx_dev(vdev);
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+	size_t npages, inlen;
+	u8 *in, *rqc;
+	int err;
+
+	rq->stats = &priv->rx_stats[ch->ix];
+	rq->log_stride = vcx_en_rq_log_stride(priv->netdev->mtu, &rq->nsegs);
+	rq->size = max_t(size_t, (size_t)VCX_EN_RQ_SIZE << rq->log_stride, VCX_PAGE_SIZE);
+	npages = DIV_ROUND_UP(rq->size, VCX_PAGE_SIZE);
+	inlen = VCX_CREATE_RQ_IN_LEN + npages * VCX_PAS_SIZE;
+	rq->bufs = kvcalloc(VCX_EN_RQ_SIZE, sizeof(*rq->bufs), GFP_KERNEL);
+	if (!rq->bufs)
+		return -ENOMEM;
+	rq->buf = dma_alloc_coherent(dev, rq->size, &rq->dma, GFP_KERNEL);
+	rq->db = dma_alloc_coherent(dev, cache_line_size(), &rq->db_dma, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!rq->buf || !rq->db || !in) {
+		err = -ENOMEM;
+		goto out;
+	}
+	rq->db[0] = 0;
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_RQ);
+	rqc = in + VCX_CREATE_RQ_IN_CTX_AT;
+	vcx_set(rqc, VCX_RQC_VSD, 1);		/* no VLAN stripping (vlan_cap 0) */
+	vcx_set(rqc, VCX_RQC_MEM_RQ_TYPE, VCX_RQC_MEM_RQ_TYPE_INLINE);
+	vcx_set(rqc, VCX_RQC_STATE, VCX_RQC_STATE_RST);
+	vcx_set(rqc, VCX_RQC_FLUSH_IN_ERROR_EN, 1);
+	vcx_set(rqc, VCX_RQC_CQN, rq->cq.cqn);
+	vcx_set(rqc, VCX_RQC_COUNTER_SET_ID, priv->q_counter);
+	vcx_en_fill_wq(rqc + VCX_RQC_WQ_AT, priv->pdn, vdev->uar_index, rq->db_dma,
+		       rq->log_stride, VCX_EN_LOG_RQ_SIZE, rq->dma, npages);
+	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
+	if (err)
+		goto out;
+	rq->rqn = vcx_get(out, VCX_CREATE_RQ_OUT_RQN);
+	rq->created = true;
+	/* Post the ring before RDY: a frame arriving then finds its WQEs. */
+	err = vcx_en_rq_fill(priv, rq, GFP_KERNEL);
+	if (err)
+		goto out;
+	err = vcx_en_modify_rq(priv, rq->rqn, VCX_RQC_STATE_RST, VCX_RQC_STATE_RDY);
+out:
+	kvfree(in);
+	return err;
+}
+
+void vcx_en_destroy_rq(struct vcx_en_priv *priv, struct vcx_en_rq *rq)
+{
+	struct device *dev = vcx_dev(priv->vdev);
+
+	if (rq->created)
+		vcx_en_destroy_obj(priv->vdev, VCX_CMD_OP_DESTROY_RQ, rq->rqn);
+	rq->created = false;
+	if (rq->bufs)
+		vcx_en_rq_free_all(priv, rq);
+	if (rq->buf)
+		dma_free_coherent(dev, rq->size, rq->buf, rq->dma);
+	if (rq->db)
+		dma_free_coherent(dev, cache_line_size(), rq->db, rq->db_dma);
+	kvfree(rq->bufs);
+	rq->bufs = NULL;
+	rq->buf = NULL;
+	rq->db = NULL;
+}
+

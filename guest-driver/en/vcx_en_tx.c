@@ -20,6 +20,92 @@
 
 #include "vcx_en.h"
 
+/* ------------------------------------------------------------------------------------
+ * The SQ (PRM "Send Queue" objects: CREATE_SQ, MODIFY_SQ, DESTROY_SQ)
+ */
+static int vcx_en_modify_sq(struct vcx_en_priv *priv, u32 sqn, u8 cur, u8 next)
+{
+	u8 in[VCX_MODIFY_SQ_IN_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_SQ);
+	vcx_set(in, VCX_MODIFY_SQ_IN_SQ_STATE, cur);
+	vcx_set(in, VCX_MODIFY_SQ_IN_SQN, sqn);
+	vcx_set((in + VCX_MODIFY_SQ_IN_CTX_AT), VCX_SQC_STATE, next);
+	return vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
+}
+
+int vcx_en_create_sq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
+{
+	struct vcx_en_sq *sq = &ch->sq;
+	struct vcx_dev *vdev = priv->vdev;
+	struct device *dev = vcx_dev(vdev);
+	size_t size = (size_t)VCX_EN_SQ_SIZE * VCX_SEND_WQEBB;
+	size_t npages = DIV_ROUND_UP(size, VCX_PAGE_SIZE);
+	size_t inlen = VCX_CREATE_SQ_IN_LEN + npages * VCX_PAS_SIZE;
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+	u8 *in, *sqc;
+	int err;
+
+	sq->stats = &priv->tx_stats[ch->ix];
+	sq->txq = netdev_get_tx_queue(priv->netdev, ch->ix);
+	sq->info = kvcalloc(VCX_EN_SQ_SIZE, sizeof(*sq->info), GFP_KERNEL);
+	if (!sq->info)
+		return -ENOMEM;
+	sq->buf = dma_alloc_coherent(dev, size, &sq->dma, GFP_KERNEL);
+	sq->db = dma_alloc_coherent(dev, cache_line_size(), &sq->db_dma, GFP_KERNEL);
+	in = kvzalloc(inlen, GFP_KERNEL);
+	if (!sq->buf || !sq->db || !in) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* The kernel UAR's BlueFlame registers, spread over the channels as mlx5e's bfregs. */
+	sq->bf = vdev->uar + vcx_uar_bf_offset(ch->ix % VCX_UAR_BFREGS_PER_PAGE, 0);
+	sq->bf_offset = 0;
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_SQ);
+	sqc = in + VCX_CREATE_SQ_IN_CTX_AT;
+	vcx_set(sqc, VCX_SQC_FLUSH_IN_ERROR_EN, 1);
+	vcx_set(sqc, VCX_SQC_STATE, VCX_SQC_STATE_RST);
+	vcx_set(sqc, VCX_SQC_CQN, sq->cq.cqn);
+	vcx_set(sqc, VCX_SQC_TIS_LST_SZ, 1);
+	vcx_set(sqc, VCX_SQC_TIS_NUM_0, priv->tisn);
+	vcx_en_fill_wq(sqc + VCX_SQC_WQ_AT, priv->pdn, vdev->uar_index, sq->db_dma,
+		       VCX_SEND_WQEBB_SHIFT, VCX_EN_LOG_SQ_SIZE, sq->dma, npages);
+	err = vcx_cmd_exec(vdev, in, inlen, out, sizeof(out));
+	if (err)
+		goto out;
+	sq->sqn = vcx_get(out, VCX_CREATE_SQ_OUT_SQN);
+	sq->created = true;
+	err = vcx_en_modify_sq(priv, sq->sqn, VCX_SQC_STATE_RST, VCX_SQC_STATE_RDY);
+out:
+	kvfree(in);
+	return err;
+}
+
+void vcx_en_destroy_sq(struct vcx_en_priv *priv, struct vcx_en_sq *sq)
+{
+	struct device *dev = vcx_dev(priv->vdev);
+
+	if (sq->created)
+		vcx_en_destroy_obj(priv->vdev, VCX_CMD_OP_DESTROY_SQ, sq->sqn);
+	sq->created = false;
+	if (sq->info)
+		vcx_en_sq_free_all(priv, sq);
+	if (sq->buf)
+		dma_free_coherent(dev, (size_t)VCX_EN_SQ_SIZE * VCX_SEND_WQEBB, sq->buf, sq->dma);
+	if (sq->db)
+		dma_free_coherent(dev, cache_line_size(), sq->db, sq->db_dma);
+	kvfree(sq->info);
+	sq->info = NULL;
+	sq->buf = NULL;
+	sq->db = NULL;
+}
+
+
+/* ------------------------------------------------------------------------------------
+ * Transmit
+ */
 static inline u16 vcx_en_sq_room(struct vcx_en_sq *sq)
 {
 	return VCX_EN_SQ_SIZE - (u16)(sq->pc - READ_ONCE(sq->cc));
@@ -47,6 +133,7 @@ static void vcx_en_sq_ring(struct vcx_en_sq *sq, void *ctrl)
 	wmb();
 	__raw_writeq(*(u64 *)ctrl, sq->bf + sq->bf_offset);
 	sq->bf_offset ^= VCX_UAR_BF_BUF_SIZE;
+	sq->db_pending = NULL;
 }
 
 /* NOP WQEs of one WQEBB up to the end of the ring; no CQE: the next WQE's frees them. */
@@ -163,13 +250,18 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 	}
 	if (ring)
 		vcx_en_sq_ring(sq, wqe);
+	else
+		sq->db_pending = wqe;
 	return NETDEV_TX_OK;
 
 err_drop:
 	vcx_en_tx_unmap(dev, info);
 	sq->stats->dropped++;
 	dev_kfree_skb_any(skb);
-	/* NOP pads posted above still need no doorbell: the next WQE carries them. */
+	/* WQEs deferred by xmit_more before this one are rung now if nothing follows; NOP
+	 * pads posted above need no doorbell of their own (the next WQE's covers them). */
+	if (!netdev_xmit_more() && sq->db_pending)
+		vcx_en_sq_ring(sq, sq->db_pending);
 	return NETDEV_TX_OK;
 }
 
