@@ -383,6 +383,10 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
         vcx_rx_drop(s, "function not initialized", len);
         return;
     }
+    if (!vcx_port_oper_up(s)) {
+        vcx_rx_drop(s, "port down", len);       /* no carrier: nothing is received */
+        return;
+    }
     if (len < 14 || len > (uint32_t)s->port.vport_mtu + 18) {
         n->st.rx_err_pkts++;
         n->st.rx_err_bytes += len;
@@ -495,6 +499,12 @@ ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size)
 {
     VcxNic *n = vcx_nic(s);
 
+    if (vcx_fw_dead(s)) {
+        /* dead firmware runs no executor to drain the queue: drop rather than hold */
+        n->st.nic_rx_drop++;
+        trace_vcx_nic_rx_drop(size, "firmware dead");
+        return size;
+    }
     if (size > VCX_NIC_MAX_FRAME + 4 || size < 14) {
         n->st.rx_err_pkts++;
         n->st.rx_err_bytes += size;

@@ -992,9 +992,16 @@ def case_link(v):
     t.eq(v.vport_counters()["transmit_errors"][0], c0 + 1, "link down: transmit_errors + 1")
     e = poll(v, su.scq)
     t.ok(e is not None and cqe(e)["opcode"] == 0, "link down: the WQE still completes")
+    rq = v.rq(su.pd, su.rcq)
+    v.catch_all(v.tir(su.td, rqn=rq.rqn))
+    rq.post([(su.rx_buf(v), 4096, su.key)])
+    v.wire_in(eth(MAC, PEER, 0x88b5, b"r" * 60))
+    t.eq(su.rcq.poll(), None, "link down: nothing received")
     v.qt.qom_set("/machine/peripheral/vcx0", "link", True)
     t.eq([(typ, e[0x03]) for typ, e in v.events()], [(0x09, 0x04)],
          "link property on: port change EQE (active)")
+    v.wire_in(eth(MAC, PEER, 0x88b5, b"r" * 60))
+    t.ok(poll(v, su.rcq) is not None, "link up: received again")
     v.qt.qmp("set_link", name="n0", up=False)
     ev = v.events()
     t.eq([(typ, e[0x03]) for typ, e in ev], [(0x09, 0x01)],
@@ -1007,6 +1014,16 @@ def case_link(v):
          "set_link n0 on: port change EQE, sub_type active")
     send(v, su, f)
     t.eq(v.sock.recv(), f, "link up again: frames leave")
+    v.qt.qmp("set_link", name="vcx0", up=False)
+    t.eq([(typ, e[0x03]) for typ, e in v.events()], [(0x09, 0x01)],
+         "set_link on the device's own id: port change EQE, down")
+    send(v, su, f)
+    t.eq(v.sock.recv(0.3), None, "NIC link down: nothing sent")
+    v.qt.qmp("set_link", name="vcx0", up=True)
+    t.eq([(typ, e[0x03]) for typ, e in v.events()], [(0x09, 0x04)],
+         "set_link vcx0 on: port change EQE, active")
+    r = v.d.exec(P["VCX_CMD_OP_QUERY_VPORT_STATE"])
+    t.eq(r.f(P["VCX_QUERY_VPORT_STATE_OUT_STATE"]), 1, "QUERY_VPORT_STATE: up")
 
 
 def case_teardown(v):
