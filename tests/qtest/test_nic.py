@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import Tap, run_isolated, get, put  # noqa: E402
+from vcx_qtest import Tap, run_isolated, get, put, load_header_defines  # noqa: E402
 from vcx_verbs import P, cqe_fields  # noqa: E402
 from vcx_nic import (N, NOP_, Nic, MAC, PEER, BCAST, MS_KEY, toeplitz,  # noqa: E402
                      ipv4, ipv6, udp, tcp, eth, pad60, send_wqe, nop_wqe, csum)
@@ -1076,6 +1076,97 @@ def case_no_netdev(tap_unused=None):
         v.close()
 
 
+def case_fuzz(v):
+    """Bounded random run (fixed seed): random NIC command bodies naming live objects,
+    random send WQEs, random frames from the wire; QEMU stays alive and consistent."""
+    import random
+    rng = random.Random(int(os.environ.get("VCX_FUZZ_SEED", "20261201")))
+    su = Setup(v)
+    rq = v.rq(su.pd, su.rcq)
+    for _ in range(8):
+        rq.post([(su.rx_buf(v), 2048, su.key)])
+    rqt = v.rqt([rq.rqn])
+    tir = v.tir(su.td, rqt=rqt, hash_fn=2, fields=0xf)
+    v.catch_all(tir)
+    live = [su.td, su.tis, su.sq.sqn, rq.rqn, rqt, tir, 1, 2, 3, 0x1001, 0x1002]
+    nic_only = load_header_defines(["prm-nic.h"])
+    ops = sorted(k[len("VCX_CMD_OP_"):] for k in nic_only if k.startswith("VCX_CMD_OP_"))
+    ops += ["ALLOC_Q_COUNTER", "DEALLOC_Q_COUNTER", "QUERY_Q_COUNTER", "QUERY_VPORT_COUNTER",
+            "QUERY_NIC_VPORT_CONTEXT", "MODIFY_NIC_VPORT_CONTEXT"]
+    sent = 0
+    iters = int(os.environ.get("VCX_FUZZ_ITERS", "1500"))
+    for it in range(iters):
+        r = rng.random()
+        if r < 0.45:
+            op = rng.choice(ops)
+            n = rng.choice([0x10, 0x20, 0x40, 0xc0, 0x110, 0x120, 0x340, 0x400,
+                            rng.randrange(8, 0x800)])
+            body = bytearray(rng.randbytes(n))
+            body[2:4] = b"\0\0"
+            for off in (0x08, 0x14, 0x28, 0xa4, 0xc4):
+                if off + 4 <= n and rng.random() < 0.5:
+                    struct.pack_into(">I", body, off, rng.choice(live))
+            v.d.exec(NOP_[op], op_mod=rng.choice([0, 0, 1, rng.getrandbits(16)]),
+                     in_len=n, out_len=rng.choice([0x10, 0x100, 0x340, 0x1010]),
+                     payload={0x8: bytes(body[8:])})
+        elif r < 0.6:
+            # a well-formed send with random flags, headers and length
+            et = rng.choice([0x0800, 0x86dd, 0x88b5])
+            body = rng.randbytes(rng.randrange(0, 3000))
+            if et == 0x0800:
+                body = ipv4(IP_A, IP_B, rng.choice([6, 17, 1]), body)
+            elif et == 0x86dd:
+                body = ipv6(IP6_A, IP6_B, rng.choice([6, 17, 58]), body)
+            f = eth(rng.choice([PEER, MAC, BCAST]), MAC, et, body)
+            if v.sq_state(su.sq.sqn) != 1:
+                v.modify_sq(su.sq.sqn, v.sq_state(su.sq.sqn), 0)
+                v.modify_sq(su.sq.sqn, 0, 1)
+                su.sq.pi = 0
+            send(v, su, f, cs=rng.choice([0, 0x40, 0x80, 0xc0]),
+                 inline=rng.choice([14, min(len(f), 18 + rng.randrange(0, 60))]))
+            sent += 1
+        elif r < 0.75:
+            wqe = bytearray(rng.randbytes(rng.choice([16, 64, 128, 256, 1024])))
+            struct.pack_into(">I", wqe, 4, su.sq.sqn << 8 | rng.randrange(0, 64))
+            if rng.random() < 0.5:
+                wqe[3] = rng.choice([0x0a, 0x00])
+            if rng.random() < 0.5:
+                struct.pack_into(">IIQ", wqe, 32 % len(wqe) if len(wqe) > 32 else 0,
+                                 rng.randrange(0, 20000), su.key, su.buf)
+            su.sq.post(wqe)
+            if rng.random() < 0.1:
+                st = v.sq_state(su.sq.sqn)
+                v.modify_sq(su.sq.sqn, st, 0)
+                v.modify_sq(su.sq.sqn, 0, 1)
+                su.sq.pi = 0
+        else:
+            kind = rng.random()
+            if kind < 0.3:
+                f = rng.randbytes(rng.randrange(0, 10000))
+            else:
+                et = rng.choice([0x0800, 0x86dd, 0x8100, 0x0806, rng.getrandbits(16)])
+                f = rng.choice([MAC, BCAST, PEER]) + PEER + struct.pack(">H", et)
+                f += bytes([rng.choice([0x45, 0x46, 0x4f, 0x60, rng.getrandbits(8)])])
+                f += rng.randbytes(rng.randrange(0, 1600))
+            v.sock.send(f)
+            if rng.random() < 0.3:
+                rq.post([(su.rx_buf(v), rng.choice([64, 2048, 9000]), su.key)])
+        if it % 100 == 99:
+            v.settle()
+            t.ok(v.qt.alive(), "fuzz: QEMU alive after %d iterations" % (it + 1))
+    v.settle()
+    st = v.d.state()
+    t.ok(int(st["nic_tx"]) > sent // 2 and int(st["nic_rx"]) > 0,
+         "fuzz: the state property answers; frames went out (%s of %d well-formed sends) "
+         "and came in (%s)" % (st["nic_tx"], sent, st["nic_rx"]))
+    r = v.d.exec(P["VCX_CMD_OP_TEARDOWN_HCA"], fields=[(P["VCX_TEARDOWN_HCA_IN_PROFILE"], 1)])
+    t.eq(r.status, 0, "fuzz: force close TEARDOWN_HCA")
+    st = v.d.state()
+    t.eq(tuple(st[k] for k in ("tds", "tises", "tirs", "rqts", "sqs", "rqs", "fts", "fgs",
+                               "ftes", "qcounters")), ("0",) * 10,
+         "fuzz: nothing left after force close")
+
+
 def main():
     cases = [("capabilities", case_caps), ("TD and TIS", case_td_tis),
              ("SQ commands", case_sq_cmds), ("RQ commands", case_rq_cmds),
@@ -1091,7 +1182,8 @@ def main():
                      ("steering", case_rx_steering), ("no receive WQE", case_rx_no_wqe),
                      ("RSS", case_rss), ("loopback", case_loopback),
                      ("vport filter", case_vport_filter), ("RoCE and MTU", case_roce_and_mtu),
-                     ("link", case_link), ("teardown", case_teardown)]:
+                     ("link", case_link), ("teardown", case_teardown),
+                     ("fuzz", case_fuzz)]:
         v = Nic()
         try:
             run_isolated(t, name, lambda fn=fn: fn(v))
