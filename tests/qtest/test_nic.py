@@ -653,6 +653,19 @@ def case_tx_errors(v):
     es = su.scq.poll_all()
     t.eq([(cqe(e)["opcode"], cqe(e)["syndrome"]) for e in es], [(0xd, 0x04)],
          "flush_in_error_en 0: the error CQE only")
+    # a producer counter far past the ring: one ring's worth per doorbell, then it stops
+    sq3 = v.sq(su.pd, su.scq, su.tis, log_sz=6)
+    for i in range(64):
+        sq3.post(nop_wqe(sq3.sqn, i, ce=False), ring=False)
+    sq3.pi = 1000
+    sq3.ring(nop_wqe(sq3.sqn, 0)[:8])
+    v.settle()
+    r = v.query_sq(sq3.sqn)
+    hw = get(r.out, P["VCX_WQ_HW_COUNTER"], N["VCX_QUERY_SQ_OUT_CTX_AT"] + N["VCX_SQC_WQ_AT"])
+    t.eq((hw, v.sq_state(sq3.sqn)), (64, 1), "producer counter 1000 on a 64-WQEBB ring: "
+         "64 WQEBBs run for the doorbell, SQ still RDY")
+    t.ok("more than 64 WQEBBs ahead" in open(v.qt.log_path).read(),
+         "... and the guest error is logged")
     t.ok(v.qt.alive(), "QEMU alive after malformed send WQEs")
 
 
