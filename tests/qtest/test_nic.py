@@ -857,6 +857,37 @@ def case_rss(v):
         if n:
             consumed[q.rqn] = n
     t.eq(consumed, used, "each frame went to rq_num[hash & 7] of the RQT")
+    # the IPv6 vectors, on a TIR hashing IPv6 TCP (and one hashing the IPv6 addresses only)
+    tir6 = v.tir(su.td, rqt=rqt, hash_fn=2, key=MS_KEY, l3=1, l4=0, fields=0xf)
+    tir6ip = v.tir(su.td, rqt=rqt, hash_fn=2, key=MS_KEY, l3=1, l4=0, fields=0x3)
+    root6 = v.ft(0, 3)
+    g6 = v.fg_id(root6, 0, 1, {"IP_PROTOCOL": 0xff})
+    v.ok(v.fte(root6, 0, g6, 4, (2, tir6), value={"IP_PROTOCOL": 6}), "TCP -> IPv6 TIR")
+    v.ok(v.fte(root6, 1, g6, 4, (2, tir6ip), value={"IP_PROTOCOL": 17}), "UDP -> IPv6 pair")
+    v.ok(v.root(root6), "root for IPv6")
+    for q in rqs:
+        for _ in range(8):
+            q.post([(su.rx_buf(v), 2048, su.key)])
+    ip6 = lambda s: __import__("ipaddress").IPv6Address(s).packed  # noqa: E731
+    vectors6 = [("3ffe:2501:200:3::1", 1766, "3ffe:2501:200:1fff::7", 2794, 0x40207d3d,
+                 0x2cc18cd5),
+                ("ff02::1", 4739, "3ffe:501:8::260:97ff:fe40:efab", 14230, 0xdde51bbf,
+                 0x0f0c461c),
+                ("fe80::200:f8ff:fe21:67cf", 38024, "3ffe:1900:4545:3:200:f8ff:fe21:67cf",
+                 44251, 0x02d1feef, 0x4b61e985)]
+    for dst, dport, src, sport, h4, h2 in vectors6:
+        d, s = ip6(dst), ip6(src)
+        t.eq(toeplitz(MS_KEY, s + d + struct.pack(">HH", sport, dport)), h4,
+             "independent Toeplitz reproduces the MS IPv6 vector 0x%08x" % h4)
+        rx_frame(v, su, eth(MAC, PEER, 0x86dd, ipv6(s, d, 6, tcp(s, d, sport, dport, b"t"))))
+        e = poll(v, su.rcq)
+        t.eq(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]), (h4, 0x48),
+             "IPv6 TCP [%s]:%d: hash 0x%08x, type IPv6|TCP" % (src, sport, h4))
+        rx_frame(v, su, eth(MAC, PEER, 0x86dd, ipv6(s, d, 17, udp(s, d, sport, dport, b"u"))))
+        e = poll(v, su.rcq)
+        t.eq(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]), (h2, 0x08),
+             "IPv6 UDP on an address-pair TIR: hash 0x%08x, type IPv6" % h2)
+    v.ok(v.root(root), "root back to the IPv4 tables")
     # a frame the selector does not cover hashes to 0: rqt[0]
     f6 = eth(MAC, PEER, 0x86dd, ipv6(IP6_B, IP6_A, 6, tcp(IP6_B, IP6_A, 1, 2, b"6")))
     rx_frame(v, su, f6)
@@ -977,6 +1008,12 @@ def case_roce_and_mtu(v):
                                                                        bytes(40)))))
     t.eq(su.rcq.poll(), None, "RoCEv2 to the port's GID: not given to the NIC RQs")
     t.eq(int(v.d.state()["roce_rx_drop"]), before + 1, "RoCEv2 counted (roce_rx_drop)")
+    gid6 = bytes.fromhex("fd770000000000000000000000000005")
+    v.ok(v.set_gid(1, gid6), "SET_ROCE_ADDRESS of an IPv6 GID")
+    rx_frame(v, su, eth(MAC, PEER, 0x86dd, ipv6(IP6_B, gid6, 17, udp(IP6_B, gid6, 5000, 4791,
+                                                                       bytes(40)))))
+    t.eq((su.rcq.poll(), int(v.d.state()["roce_rx_drop"])), (None, before + 2),
+         "RoCEv2 over IPv6 to the port's GID: counted and dropped")
     other = bytes([10, 0, 0, 9])
     rx_frame(v, su, eth(MAC, PEER, 0x800, ipv4(IP_B, other, 17, udp(IP_B, other, 5000, 4791,
                                                                       bytes(40)))))
