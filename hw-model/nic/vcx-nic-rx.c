@@ -489,9 +489,19 @@ static void vcx_rxq_push(VcxState *s, const uint8_t *buf, uint32_t len, uint32_t
     qemu_bh_schedule(s->objs->bh);
 }
 
+/*
+ * The net layer queues frames for us while this says no (the backend stops reading): the
+ * executor flushes that queue once it has made room (vcx_nic_rx_run), which restarts it.
+ */
 bool vcx_nic_can_receive(VcxState *s)
 {
-    return vcx_rxq_room(vcx_nic(s), VCX_NIC_MAX_FRAME);
+    VcxNic *n = vcx_nic(s);
+
+    if (vcx_rxq_room(n, VCX_NIC_MAX_FRAME)) {
+        return true;
+    }
+    n->rx_blocked = true;
+    return false;
 }
 
 /* The netdev's receive callback: copy only; the executor does the rest. */
