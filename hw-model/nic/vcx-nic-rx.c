@@ -383,6 +383,10 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
         vcx_rx_drop(s, "function not initialized", len);
         return;
     }
+    if (!vcx_port_oper_up(s)) {
+        vcx_rx_drop(s, "port down", len);       /* no carrier: nothing is received */
+        return;
+    }
     if (len < 14 || len > (uint32_t)s->port.vport_mtu + 18) {
         n->st.rx_err_pkts++;
         n->st.rx_err_bytes += len;
@@ -485,9 +489,19 @@ static void vcx_rxq_push(VcxState *s, const uint8_t *buf, uint32_t len, uint32_t
     qemu_bh_schedule(s->objs->bh);
 }
 
+/*
+ * The net layer queues frames for us while this says no (the backend stops reading): the
+ * executor flushes that queue once it has made room (vcx_nic_rx_run), which restarts it.
+ */
 bool vcx_nic_can_receive(VcxState *s)
 {
-    return vcx_rxq_room(vcx_nic(s), VCX_NIC_MAX_FRAME);
+    VcxNic *n = vcx_nic(s);
+
+    if (vcx_rxq_room(n, VCX_NIC_MAX_FRAME)) {
+        return true;
+    }
+    n->rx_blocked = true;
+    return false;
 }
 
 /* The netdev's receive callback: copy only; the executor does the rest. */
@@ -495,6 +509,12 @@ ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size)
 {
     VcxNic *n = vcx_nic(s);
 
+    if (vcx_fw_dead(s)) {
+        /* dead firmware runs no executor to drain the queue: drop rather than hold */
+        n->st.nic_rx_drop++;
+        trace_vcx_nic_rx_drop(size, "firmware dead");
+        return size;
+    }
     if (size > VCX_NIC_MAX_FRAME + 4 || size < 14) {
         n->st.rx_err_pkts++;
         n->st.rx_err_bytes += size;

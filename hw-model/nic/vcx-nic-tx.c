@@ -156,6 +156,8 @@ void vcx_nic_doorbell(VcxState *s, uint32_t uar, uint32_t sqn, uint64_t value)
         return;
     }
     trace_vcx_sq_doorbell(sqn, (value >> 40) & 0xffff);
+    /* at most a ring's worth per doorbell: a counter run past the WQEs stops there */
+    sq->allow = 1u << sq->log_wq_sz;
     vcx_nic_wq_kick(s, sq);
 }
 
@@ -366,8 +368,13 @@ static bool vcx_nic_sq_run(VcxState *s, VcxNicWq *sq, VcxBudget *b)
         trace_vcx_err_nic_wqe(sq->num, sq->ci, "doorbell record not readable");
         return false;
     }
+    if ((uint16_t)(pi - sq->ci) > size && sq->pi != (uint16_t)pi) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: SQ 0x%x producer counter 0x%x is more than %u "
+                      "WQEBBs ahead of 0x%x\n", sq->num, pi & 0xffff, size, sq->ci);
+        trace_vcx_err_nic_wqe(sq->num, sq->ci, "producer counter beyond the ring");
+    }
     sq->pi = pi;
-    while (sq->ci != sq->pi && sq->state == VCX_SQC_STATE_RDY) {
+    while (sq->ci != sq->pi && sq->state == VCX_SQC_STATE_RDY && sq->allow) {
         uint32_t ds, nbb, flen = 0;
         uint16_t index;
         uint8_t op, synd = 0, cs = 0;
@@ -421,6 +428,7 @@ static bool vcx_nic_sq_run(VcxState *s, VcxNicWq *sq, VcxBudget *b)
             b->bytes -= MIN(b->bytes, flen);
         }
         sq->ci += nbb;
+        sq->allow -= MIN(sq->allow, nbb);
         if (vcx_get(wqe, VCX_WQE_CTRL_FM_CE_SE) & VCX_WQE_CE_CQE) {   /* CQ_UPDATE */
             vcx_nic_sq_cqe(s, sq, VCX_CQE_REQ, 0, index, op);
         }

@@ -12,6 +12,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "net/net.h"
 #include "hw/vcx/trace.h"
 #include "vcx-nic.h"
 
@@ -207,6 +208,11 @@ void vcx_nic_reset(VcxState *s)
     VCX_NIC_DRAIN(s, &n->tds, vcx_td_free);
     VCX_NIC_DRAIN(s, &n->qcs, vcx_qc_free);
     vcx_nic_rxq_drop_all(s);
+    if (n->rx_blocked && s->nic) {
+        /* the netdev held frames for us: take them again (the receive path drops them) */
+        n->rx_blocked = false;
+        qemu_flush_queued_packets(qemu_get_queue(s->nic));
+    }
     n->nuc = n->nmc = 0;
     n->promisc_uc = n->promisc_mc = n->promisc_all = false;
     memset(&n->st, 0, offsetof(VcxNicStats, nic_tx));

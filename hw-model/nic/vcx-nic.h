@@ -92,6 +92,7 @@ typedef struct VcxNicWq {
     uint32_t tisn;
     VcxTis *tis;
     uint16_t pi;                /* last producer counter read */
+    uint32_t allow;             /* WQEBBs the SQ may still run since its last doorbell */
     bool kicked;
     bool flushing;              /* in ERR with WQEs to flush */
     QTAILQ_ENTRY(VcxNicWq) run_link;

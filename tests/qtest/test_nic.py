@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import Tap, run_isolated, get, put  # noqa: E402
+from vcx_qtest import Tap, run_isolated, get, put, load_header_defines  # noqa: E402
 from vcx_verbs import P, cqe_fields  # noqa: E402
 from vcx_nic import (N, NOP_, Nic, MAC, PEER, BCAST, MS_KEY, toeplitz,  # noqa: E402
                      ipv4, ipv6, udp, tcp, eth, pad60, send_wqe, nop_wqe, csum)
@@ -653,6 +653,19 @@ def case_tx_errors(v):
     es = su.scq.poll_all()
     t.eq([(cqe(e)["opcode"], cqe(e)["syndrome"]) for e in es], [(0xd, 0x04)],
          "flush_in_error_en 0: the error CQE only")
+    # a producer counter far past the ring: one ring's worth per doorbell, then it stops
+    sq3 = v.sq(su.pd, su.scq, su.tis, log_sz=6)
+    for i in range(64):
+        sq3.post(nop_wqe(sq3.sqn, i, ce=False), ring=False)
+    sq3.pi = 1000
+    sq3.ring(nop_wqe(sq3.sqn, 0)[:8])
+    v.settle()
+    r = v.query_sq(sq3.sqn)
+    hw = get(r.out, P["VCX_WQ_HW_COUNTER"], N["VCX_QUERY_SQ_OUT_CTX_AT"] + N["VCX_SQC_WQ_AT"])
+    t.eq((hw, v.sq_state(sq3.sqn)), (64, 1), "producer counter 1000 on a 64-WQEBB ring: "
+         "64 WQEBBs run for the doorbell, SQ still RDY")
+    t.ok("more than 64 WQEBBs ahead" in open(v.qt.log_path).read(),
+         "... and the guest error is logged")
     t.ok(v.qt.alive(), "QEMU alive after malformed send WQEs")
 
 
@@ -844,6 +857,37 @@ def case_rss(v):
         if n:
             consumed[q.rqn] = n
     t.eq(consumed, used, "each frame went to rq_num[hash & 7] of the RQT")
+    # the IPv6 vectors, on a TIR hashing IPv6 TCP (and one hashing the IPv6 addresses only)
+    tir6 = v.tir(su.td, rqt=rqt, hash_fn=2, key=MS_KEY, l3=1, l4=0, fields=0xf)
+    tir6ip = v.tir(su.td, rqt=rqt, hash_fn=2, key=MS_KEY, l3=1, l4=0, fields=0x3)
+    root6 = v.ft(0, 3)
+    g6 = v.fg_id(root6, 0, 1, {"IP_PROTOCOL": 0xff})
+    v.ok(v.fte(root6, 0, g6, 4, (2, tir6), value={"IP_PROTOCOL": 6}), "TCP -> IPv6 TIR")
+    v.ok(v.fte(root6, 1, g6, 4, (2, tir6ip), value={"IP_PROTOCOL": 17}), "UDP -> IPv6 pair")
+    v.ok(v.root(root6), "root for IPv6")
+    for q in rqs:
+        for _ in range(8):
+            q.post([(su.rx_buf(v), 2048, su.key)])
+    ip6 = lambda s: __import__("ipaddress").IPv6Address(s).packed  # noqa: E731
+    vectors6 = [("3ffe:2501:200:3::1", 1766, "3ffe:2501:200:1fff::7", 2794, 0x40207d3d,
+                 0x2cc18cd5),
+                ("ff02::1", 4739, "3ffe:501:8::260:97ff:fe40:efab", 14230, 0xdde51bbf,
+                 0x0f0c461c),
+                ("fe80::200:f8ff:fe21:67cf", 38024, "3ffe:1900:4545:3:200:f8ff:fe21:67cf",
+                 44251, 0x02d1feef, 0x4b61e985)]
+    for dst, dport, src, sport, h4, h2 in vectors6:
+        d, s = ip6(dst), ip6(src)
+        t.eq(toeplitz(MS_KEY, s + d + struct.pack(">HH", sport, dport)), h4,
+             "independent Toeplitz reproduces the MS IPv6 vector 0x%08x" % h4)
+        rx_frame(v, su, eth(MAC, PEER, 0x86dd, ipv6(s, d, 6, tcp(s, d, sport, dport, b"t"))))
+        e = poll(v, su.rcq)
+        t.eq(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]), (h4, 0x48),
+             "IPv6 TCP [%s]:%d: hash 0x%08x, type IPv6|TCP" % (src, sport, h4))
+        rx_frame(v, su, eth(MAC, PEER, 0x86dd, ipv6(s, d, 17, udp(s, d, sport, dport, b"u"))))
+        e = poll(v, su.rcq)
+        t.eq(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]), (h2, 0x08),
+             "IPv6 UDP on an address-pair TIR: hash 0x%08x, type IPv6" % h2)
+    v.ok(v.root(root), "root back to the IPv4 tables")
     # a frame the selector does not cover hashes to 0: rqt[0]
     f6 = eth(MAC, PEER, 0x86dd, ipv6(IP6_B, IP6_A, 6, tcp(IP6_B, IP6_A, 1, 2, b"6")))
     rx_frame(v, su, f6)
@@ -964,6 +1008,12 @@ def case_roce_and_mtu(v):
                                                                        bytes(40)))))
     t.eq(su.rcq.poll(), None, "RoCEv2 to the port's GID: not given to the NIC RQs")
     t.eq(int(v.d.state()["roce_rx_drop"]), before + 1, "RoCEv2 counted (roce_rx_drop)")
+    gid6 = bytes.fromhex("fd770000000000000000000000000005")
+    v.ok(v.set_gid(1, gid6), "SET_ROCE_ADDRESS of an IPv6 GID")
+    rx_frame(v, su, eth(MAC, PEER, 0x86dd, ipv6(IP6_B, gid6, 17, udp(IP6_B, gid6, 5000, 4791,
+                                                                       bytes(40)))))
+    t.eq((su.rcq.poll(), int(v.d.state()["roce_rx_drop"])), (None, before + 2),
+         "RoCEv2 over IPv6 to the port's GID: counted and dropped")
     other = bytes([10, 0, 0, 9])
     rx_frame(v, su, eth(MAC, PEER, 0x800, ipv4(IP_B, other, 17, udp(IP_B, other, 5000, 4791,
                                                                       bytes(40)))))
@@ -992,9 +1042,16 @@ def case_link(v):
     t.eq(v.vport_counters()["transmit_errors"][0], c0 + 1, "link down: transmit_errors + 1")
     e = poll(v, su.scq)
     t.ok(e is not None and cqe(e)["opcode"] == 0, "link down: the WQE still completes")
+    rq = v.rq(su.pd, su.rcq)
+    v.catch_all(v.tir(su.td, rqn=rq.rqn))
+    rq.post([(su.rx_buf(v), 4096, su.key)])
+    v.wire_in(eth(MAC, PEER, 0x88b5, b"r" * 60))
+    t.eq(su.rcq.poll(), None, "link down: nothing received")
     v.qt.qom_set("/machine/peripheral/vcx0", "link", True)
     t.eq([(typ, e[0x03]) for typ, e in v.events()], [(0x09, 0x04)],
          "link property on: port change EQE (active)")
+    v.wire_in(eth(MAC, PEER, 0x88b5, b"r" * 60))
+    t.ok(poll(v, su.rcq) is not None, "link up: received again")
     v.qt.qmp("set_link", name="n0", up=False)
     ev = v.events()
     t.eq([(typ, e[0x03]) for typ, e in ev], [(0x09, 0x01)],
@@ -1007,6 +1064,16 @@ def case_link(v):
          "set_link n0 on: port change EQE, sub_type active")
     send(v, su, f)
     t.eq(v.sock.recv(), f, "link up again: frames leave")
+    v.qt.qmp("set_link", name="vcx0", up=False)
+    t.eq([(typ, e[0x03]) for typ, e in v.events()], [(0x09, 0x01)],
+         "set_link on the device's own id: port change EQE, down")
+    send(v, su, f)
+    t.eq(v.sock.recv(0.3), None, "NIC link down: nothing sent")
+    v.qt.qmp("set_link", name="vcx0", up=True)
+    t.eq([(typ, e[0x03]) for typ, e in v.events()], [(0x09, 0x04)],
+         "set_link vcx0 on: port change EQE, active")
+    r = v.d.exec(P["VCX_CMD_OP_QUERY_VPORT_STATE"])
+    t.eq(r.f(P["VCX_QUERY_VPORT_STATE_OUT_STATE"]), 1, "QUERY_VPORT_STATE: up")
 
 
 def case_teardown(v):
@@ -1059,6 +1126,97 @@ def case_no_netdev(tap_unused=None):
         v.close()
 
 
+def case_fuzz(v):
+    """Bounded random run (fixed seed): random NIC command bodies naming live objects,
+    random send WQEs, random frames from the wire; QEMU stays alive and consistent."""
+    import random
+    rng = random.Random(int(os.environ.get("VCX_FUZZ_SEED", "20261201")))
+    su = Setup(v)
+    rq = v.rq(su.pd, su.rcq)
+    for _ in range(8):
+        rq.post([(su.rx_buf(v), 2048, su.key)])
+    rqt = v.rqt([rq.rqn])
+    tir = v.tir(su.td, rqt=rqt, hash_fn=2, fields=0xf)
+    v.catch_all(tir)
+    live = [su.td, su.tis, su.sq.sqn, rq.rqn, rqt, tir, 1, 2, 3, 0x1001, 0x1002]
+    nic_only = load_header_defines(["prm-nic.h"])
+    ops = sorted(k[len("VCX_CMD_OP_"):] for k in nic_only if k.startswith("VCX_CMD_OP_"))
+    ops += ["ALLOC_Q_COUNTER", "DEALLOC_Q_COUNTER", "QUERY_Q_COUNTER", "QUERY_VPORT_COUNTER",
+            "QUERY_NIC_VPORT_CONTEXT", "MODIFY_NIC_VPORT_CONTEXT"]
+    sent = 0
+    iters = int(os.environ.get("VCX_FUZZ_ITERS", "1500"))
+    for it in range(iters):
+        r = rng.random()
+        if r < 0.45:
+            op = rng.choice(ops)
+            n = rng.choice([0x10, 0x20, 0x40, 0xc0, 0x110, 0x120, 0x340, 0x400,
+                            rng.randrange(8, 0x800)])
+            body = bytearray(rng.randbytes(n))
+            body[2:4] = b"\0\0"
+            for off in (0x08, 0x14, 0x28, 0xa4, 0xc4):
+                if off + 4 <= n and rng.random() < 0.5:
+                    struct.pack_into(">I", body, off, rng.choice(live))
+            v.d.exec(NOP_[op], op_mod=rng.choice([0, 0, 1, rng.getrandbits(16)]),
+                     in_len=n, out_len=rng.choice([0x10, 0x100, 0x340, 0x1010]),
+                     payload={0x8: bytes(body[8:])})
+        elif r < 0.6:
+            # a well-formed send with random flags, headers and length
+            et = rng.choice([0x0800, 0x86dd, 0x88b5])
+            body = rng.randbytes(rng.randrange(0, 3000))
+            if et == 0x0800:
+                body = ipv4(IP_A, IP_B, rng.choice([6, 17, 1]), body)
+            elif et == 0x86dd:
+                body = ipv6(IP6_A, IP6_B, rng.choice([6, 17, 58]), body)
+            f = eth(rng.choice([PEER, MAC, BCAST]), MAC, et, body)
+            if v.sq_state(su.sq.sqn) != 1:
+                v.modify_sq(su.sq.sqn, v.sq_state(su.sq.sqn), 0)
+                v.modify_sq(su.sq.sqn, 0, 1)
+                su.sq.pi = 0
+            send(v, su, f, cs=rng.choice([0, 0x40, 0x80, 0xc0]),
+                 inline=rng.choice([14, min(len(f), 18 + rng.randrange(0, 60))]))
+            sent += 1
+        elif r < 0.75:
+            wqe = bytearray(rng.randbytes(rng.choice([16, 64, 128, 256, 1024])))
+            struct.pack_into(">I", wqe, 4, su.sq.sqn << 8 | rng.randrange(0, 64))
+            if rng.random() < 0.5:
+                wqe[3] = rng.choice([0x0a, 0x00])
+            if rng.random() < 0.5:
+                struct.pack_into(">IIQ", wqe, 32 % len(wqe) if len(wqe) > 32 else 0,
+                                 rng.randrange(0, 20000), su.key, su.buf)
+            su.sq.post(wqe)
+            if rng.random() < 0.1:
+                st = v.sq_state(su.sq.sqn)
+                v.modify_sq(su.sq.sqn, st, 0)
+                v.modify_sq(su.sq.sqn, 0, 1)
+                su.sq.pi = 0
+        else:
+            kind = rng.random()
+            if kind < 0.3:
+                f = rng.randbytes(rng.randrange(0, 10000))
+            else:
+                et = rng.choice([0x0800, 0x86dd, 0x8100, 0x0806, rng.getrandbits(16)])
+                f = rng.choice([MAC, BCAST, PEER]) + PEER + struct.pack(">H", et)
+                f += bytes([rng.choice([0x45, 0x46, 0x4f, 0x60, rng.getrandbits(8)])])
+                f += rng.randbytes(rng.randrange(0, 1600))
+            v.sock.send(f)
+            if rng.random() < 0.3:
+                rq.post([(su.rx_buf(v), rng.choice([64, 2048, 9000]), su.key)])
+        if it % 100 == 99:
+            v.settle()
+            t.ok(v.qt.alive(), "fuzz: QEMU alive after %d iterations" % (it + 1))
+    v.settle()
+    st = v.d.state()
+    t.ok(int(st["nic_tx"]) > sent // 2 and int(st["nic_rx"]) > 0,
+         "fuzz: the state property answers; frames went out (%s of %d well-formed sends) "
+         "and came in (%s)" % (st["nic_tx"], sent, st["nic_rx"]))
+    r = v.d.exec(P["VCX_CMD_OP_TEARDOWN_HCA"], fields=[(P["VCX_TEARDOWN_HCA_IN_PROFILE"], 1)])
+    t.eq(r.status, 0, "fuzz: force close TEARDOWN_HCA")
+    st = v.d.state()
+    t.eq(tuple(st[k] for k in ("tds", "tises", "tirs", "rqts", "sqs", "rqs", "fts", "fgs",
+                               "ftes", "qcounters")), ("0",) * 10,
+         "fuzz: nothing left after force close")
+
+
 def main():
     cases = [("capabilities", case_caps), ("TD and TIS", case_td_tis),
              ("SQ commands", case_sq_cmds), ("RQ commands", case_rq_cmds),
@@ -1074,7 +1232,8 @@ def main():
                      ("steering", case_rx_steering), ("no receive WQE", case_rx_no_wqe),
                      ("RSS", case_rss), ("loopback", case_loopback),
                      ("vport filter", case_vport_filter), ("RoCE and MTU", case_roce_and_mtu),
-                     ("link", case_link), ("teardown", case_teardown)]:
+                     ("link", case_link), ("teardown", case_teardown),
+                     ("fuzz", case_fuzz)]:
         v = Nic()
         try:
             run_isolated(t, name, lambda fn=fn: fn(v))
