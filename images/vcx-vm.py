@@ -18,8 +18,8 @@ VM keeps the port without a netdev (loopback only) unless --vcx-netdev gives one
 guest brings the port's interface up with 192.168.77.N/24 and fd77::N/64 (N = VM index +
 1; --vcx-ip) before the command runs. --capture dumps the vcx link as VM 1 sees it.
 """
-import ipaddress
 import argparse
+import ipaddress
 import json
 import os
 import shlex
