@@ -18,8 +18,8 @@ VM keeps the port without a netdev (loopback only) unless --vcx-netdev gives one
 guest brings the port's interface up with 192.168.77.N/24 and fd77::N/64 (N = VM index +
 1; --vcx-ip) before the command runs. --capture dumps the vcx link as VM 1 sees it.
 """
-import ipaddress
 import argparse
+import ipaddress
 import json
 import os
 import shlex
@@ -422,14 +422,22 @@ def main():
             vm.start(script)
         deadline = time.monotonic() + a.timeout
         timed_out = False
-        for vm in vms:
-            while vm.proc.poll() is None:
-                if time.monotonic() > deadline:
-                    timed_out = True
-                    break
-                time.sleep(0.2)
-            if timed_out:
+        told = set()
+        while any(vm.proc.poll() is None for vm in vms):
+            if time.monotonic() > deadline:
+                timed_out = True
                 break
+            for vm in vms:
+                if vm.index not in told and vm.proc.poll() is not None and vm.status() is None:
+                    # QEMU gone without the guest's status (it failed to start, or the
+                    # guest crashed): a script in the other VM waiting for this one
+                    # (vm_wait, tests/guest/lib.sh) fails at once instead of timing out.
+                    told.add(vm.index)
+                    if a.vms > 1:
+                        with open(os.path.join(vm.shared, f"failed.vm{vm.index}"), "w") as f:
+                            f.write(f"vm{vm.index}'s QEMU exited (status {vm.proc.returncode}) "
+                                    "before its guest reported one\n")
+            time.sleep(0.2)
         for vm in vms:
             vm.kill()
             vm.reader.join(timeout=5)

@@ -43,7 +43,7 @@ if [ "$me" = 1 ]; then
 fi
 
 vm_wait ready 300 >/dev/null
-echo "# iperf3 -t $SECS, TCP, one stream, vm0 <-> vm1; vcx0: vcx link, virtio-net: eth0"
+echo "# iperf3 -t $SECS -O 1 (the first second, slow start, not counted), TCP, one stream, vm0 <-> vm1; vcx0: vcx link, virtio-net: eth0"
 declare -A result
 tests=()
 for mtu in "${MTUS[@]}"; do
@@ -59,7 +59,7 @@ for mtu in "${MTUS[@]}"; do
 			# The path must carry full frames before the run (MTU on both ends).
 			ping -M do -s $((mtu - 28)) -c 1 -W 2 -w 20 "${peer[$d]}" >/dev/null ||
 				fail "$d: no $mtu-byte path to ${peer[$d]}"
-			out=$(timeout $((SECS + 90)) iperf3 -c "${peer[$d]}" -t "$SECS" -J "${opts[@]}" 2>&1) ||
+			out=$(timeout $((SECS + 90)) iperf3 -c "${peer[$d]}" -t "$SECS" -O 1 -J "${opts[@]}" 2>&1) ||
 				fail "iperf3 $test over $d: $(tail -5 <<<"$out")"
 			bps=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])' <<<"$out") ||
 				fail "iperf3 $test over $d: no result in its output: $(head -c 400 <<<"$out")"
