@@ -20,7 +20,19 @@ mkdir -p "$bdir"
 # Mirror the sources as symlinks; drop links whose source is gone.
 find "$bdir" -maxdepth 1 -type l ! -exec test -e {} \; -delete
 for f in "$VCX_SRC/$srcdir"/*; do
-	ln -sfn "$f" "$bdir/$(basename "$f")"
+	if [ -d "$f" ] && [ ! -L "$f" ]; then
+		# A subdirectory (guest-driver/en/) becomes a directory of links, so that its
+		# objects too are written here and not into the checkout.
+		d="$bdir/$(basename "$f")"
+		[ -L "$d" ] && rm -f "$d"
+		mkdir -p "$d"
+		find "$d" -maxdepth 1 -type l ! -exec test -e {} \; -delete
+		for g in "$f"/*; do
+			ln -sfn "$g" "$d/$(basename "$g")"
+		done
+	else
+		ln -sfn "$f" "$bdir/$(basename "$f")"
+	fi
 done
 ln -sfn "$VCX_SRC/include" "$bdir/include"
 

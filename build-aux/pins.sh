@@ -28,4 +28,4 @@ VCX_KERNEL61_HEADERS_PKG="linux-headers-6.1.0-50-amd64"
 
 # Guest userland: Debian trixie by debootstrap.
 VCX_GUEST_SUITE="trixie"
-VCX_GUEST_PACKAGES="ibverbs-utils rdmacm-utils perftest python3-pyverbs iproute2 kmod nvme-cli fio pciutils procps util-linux ibverbs-providers iputils-ping nfs-kernel-server targetcli-fb open-iscsi srptools"
+VCX_GUEST_PACKAGES="ibverbs-utils rdmacm-utils perftest python3-pyverbs iproute2 kmod nvme-cli fio pciutils procps util-linux ibverbs-providers iputils-ping nfs-kernel-server targetcli-fb open-iscsi srptools iperf3 ethtool tcpdump"

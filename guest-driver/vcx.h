@@ -10,6 +10,7 @@
  *   vcx_pagealloc.c  firmware pages: boot/init supply, page request events, reclaim
  *   vcx_eq.c         MSI-X vectors, control and completion EQs, EQE dispatch, doorbells
  *   vcx_health.c     health buffer polling, fatal error state
+ *   en/vcx_en_*.c    the port's Ethernet netdev (mlx5e-like): see en/vcx_en.h
  *   vcx_ib.c ...     RDMA verbs: see vcx_verbs.h
  */
 #ifndef VCX_H
@@ -169,6 +170,11 @@ struct vcx_dev {
 	struct xarray srq_table;
 	struct vcx_ib_dev *ib;
 	spinlock_t ib_lock;
+
+	/* The port's netdev (en/): created before the ib_device, removed after it; read
+	 * under ib_lock by port events. Its CQs by number for completion EQEs. */
+	struct net_device *netdev;
+	struct xarray en_cq_table;
 };
 
 static inline struct device *vcx_dev(struct vcx_dev *vdev)
@@ -227,6 +233,14 @@ int vcx_reclaim_startup_pages(struct vcx_dev *vdev);
 /* vcx_eq.c */
 int vcx_eq_table_create(struct vcx_dev *vdev);
 void vcx_eq_table_destroy(struct vcx_dev *vdev);
+
+/* en/vcx_en_main.c */
+int vcx_en_add(struct vcx_dev *vdev);
+void vcx_en_remove(struct vcx_dev *vdev);
+void vcx_en_port_event(struct vcx_dev *vdev, bool up);
+bool vcx_en_cq_event(struct vcx_dev *vdev, u32 cqn);
+int vcx_en_query_vport_state(struct vcx_dev *vdev, u8 *state);
+int vcx_en_query_mac(struct vcx_dev *vdev, u8 *mac);
 
 /* vcx_ib.c */
 int vcx_ib_add(struct vcx_dev *vdev);

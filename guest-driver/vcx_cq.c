@@ -859,7 +859,8 @@ void vcx_cq_event(struct vcx_dev *vdev, u32 cqn)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	}
 	xa_unlock(&vdev->cq_table);
-	if (!cq)
+	/* Not a verbs CQ: one of the port netdev's (en/). */
+	if (!cq && !vcx_en_cq_event(vdev, cqn))
 		dev_warn_ratelimited(vcx_dev(vdev), "completion event for bogus CQ 0x%x\n", cqn);
 }
 

@@ -104,6 +104,7 @@ static void vcx_eq_port_event(struct vcx_dev *vdev, const u8 *eqe)
 		dev_dbg(vcx_dev(vdev), "port %u: change event, sub type 0x%x\n", port, sub);
 		return;
 	}
+	vcx_en_port_event(vdev, sub == VCX_PORT_CHANGE_SUBTYPE_ACTIVE);
 	vcx_ib_async_event(vdev, eqe);
 }
 

@@ -16,6 +16,7 @@
 #include "vcx/prm.h"
 #include "vcx/prm-cmd.h"
 #include "vcx/prm-obj.h"
+#include "vcx/prm-nic.h"
 
 /* Command queue the driver sets up: at most 32 entries (one doorbell bit each), all in
  * one 4 KiB page. */

@@ -4,9 +4,9 @@
  *
  * Registered once the function is up (vcx_load() -> vcx_ib_add()) and unregistered
  * first when it goes down, as mlx5_ib sits on top of mlx5_core. One port, Ethernet link
- * layer (RoCE): a minimal netdev carries the port's MAC so that ib_core's RoCE GID
- * management can build the GID table; add_gid/del_gid program the device's RoCE address
- * table with SET_ROCE_ADDRESS. The netdev passes no traffic (transmit drops).
+ * layer (RoCE): the port's netdev (en/, created by the core before this device) carries
+ * the addresses ib_core's RoCE GID management builds the GID table from; add_gid/del_gid
+ * program the device's RoCE address table with SET_ROCE_ADDRESS.
  *
  * Device limits come from QUERY_HCA_CAP (general, RoCE and, if atomics are offered, the
  * atomic page), turned into ib_device_attr the way mlx5_ib_query_device() does.
@@ -24,49 +24,8 @@
 #include "vcx_verbs.h"
 
 /* ------------------------------------------------------------------------------------
- * Commands of the port: vport state, NIC vport context, RoCE addresses
+ * Commands of the port: RoCE enable, RoCE addresses
  */
-static int vcx_query_vport_state(struct vcx_dev *vdev, u8 *state)
-{
-	u8 in[VCX_QUERY_VPORT_STATE_IN_LEN] = {};
-	u8 out[VCX_QUERY_VPORT_STATE_OUT_LEN] = {};
-	int err;
-
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_VPORT_STATE);
-	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_VPORT_OP_MOD_VNIC_VPORT);
-	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
-	if (!err)
-		*state = vcx_get(out, VCX_QUERY_VPORT_STATE_OUT_STATE);
-	return err;
-}
-
-static int vcx_query_mac(struct vcx_dev *vdev, u8 *mac)
-{
-	u8 in[VCX_QUERY_NIC_VPORT_CTX_IN_LEN] = {};
-	u8 *out, *ctx;
-	u32 hi, lo;
-	int err;
-
-	out = kzalloc(VCX_QUERY_NIC_VPORT_CTX_OUT_LEN, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_NIC_VPORT_CONTEXT);
-	err = vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_NIC_VPORT_CTX_OUT_LEN);
-	if (!err) {
-		ctx = vcx_ptr(out, VCX_QUERY_NIC_VPORT_CTX_OUT_CTX);
-		hi = vcx_get(ctx, VCX_NIC_VPORT_CTX_MAC_47_32);
-		lo = vcx_get(ctx, VCX_NIC_VPORT_CTX_MAC_31_0);
-		mac[0] = hi >> 8;
-		mac[1] = hi;
-		mac[2] = lo >> 24;
-		mac[3] = lo >> 16;
-		mac[4] = lo >> 8;
-		mac[5] = lo;
-	}
-	kfree(out);
-	return err;
-}
-
 /* MODIFY_NIC_VPORT_CONTEXT roce_en (mlx5_nic_vport_enable_roce()). */
 static int vcx_set_roce_en(struct vcx_dev *vdev, bool on)
 {
@@ -140,86 +99,6 @@ static int vcx_ib_del_gid(const struct ib_gid_attr *attr, void **context)
 {
 	return vcx_set_roce_address(ibdev_to_vdev(attr->device), attr->index, NULL, NULL,
 				    false, 0, 0, 0);
-}
-
-/* ------------------------------------------------------------------------------------
- * The port netdev: an address holder for RoCE GIDs. It passes no traffic.
- */
-struct vcx_netdev_priv {
-	struct vcx_dev *vdev;
-};
-
-static int vcx_ndo_open(struct net_device *ndev)
-{
-	struct vcx_dev *vdev = ((struct vcx_netdev_priv *)netdev_priv(ndev))->vdev;
-	u8 state;
-
-	if (!vcx_query_vport_state(vdev, &state) && state == VCX_VPORT_STATE_UP)
-		netif_carrier_on(ndev);
-	else
-		netif_carrier_off(ndev);
-	netif_start_queue(ndev);
-	return 0;
-}
-
-static int vcx_ndo_stop(struct net_device *ndev)
-{
-	netif_stop_queue(ndev);
-	netif_carrier_off(ndev);
-	return 0;
-}
-
-static netdev_tx_t vcx_ndo_start_xmit(struct sk_buff *skb, struct net_device *ndev)
-{
-	/* No Ethernet data path (yet): count and drop. */
-	ndev->stats.tx_dropped++;
-	dev_kfree_skb_any(skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops vcx_netdev_ops = {
-	.ndo_open = vcx_ndo_open,
-	.ndo_stop = vcx_ndo_stop,
-	.ndo_start_xmit = vcx_ndo_start_xmit,
-	.ndo_set_mac_address = eth_mac_addr,
-	.ndo_validate_addr = eth_validate_addr,
-};
-
-static int vcx_netdev_create(struct vcx_ib_dev *ibd)
-{
-	struct vcx_dev *vdev = ibd->vdev;
-	struct net_device *ndev;
-	int err;
-
-	/* "vcx%d": the guest's other NICs keep their ethN names. */
-	ndev = alloc_netdev(sizeof(struct vcx_netdev_priv), "vcx%d", NET_NAME_ENUM,
-			    ether_setup);
-	if (!ndev)
-		return -ENOMEM;
-	((struct vcx_netdev_priv *)netdev_priv(ndev))->vdev = vdev;
-	ndev->netdev_ops = &vcx_netdev_ops;
-	ndev->min_mtu = ETH_MIN_MTU;
-	ndev->max_mtu = 4096;
-	ndev->mtu = 4096 - 96;	/* leaves room for RoCE headers, as an IB MTU of 4096 */
-	SET_NETDEV_DEV(ndev, vcx_dev(vdev));
-	eth_hw_addr_set(ndev, ibd->mac);
-	netif_carrier_off(ndev);
-	err = register_netdev(ndev);
-	if (err) {
-		free_netdev(ndev);
-		return err;
-	}
-	ibd->netdev = ndev;
-	return 0;
-}
-
-static void vcx_netdev_destroy(struct vcx_ib_dev *ibd)
-{
-	if (!ibd->netdev)
-		return;
-	unregister_netdev(ibd->netdev);
-	free_netdev(ibd->netdev);
-	ibd->netdev = NULL;
 }
 
 /* ------------------------------------------------------------------------------------
@@ -398,7 +277,7 @@ static int vcx_ib_query_port(struct ib_device *ibdev, u32 port, struct ib_port_a
 	int err;
 
 	/* props is zeroed by the core. */
-	err = vcx_query_vport_state(ibd->vdev, &state);
+	err = vcx_en_query_vport_state(ibd->vdev, &state);
 	if (err)
 		return err;
 	props->state = state == VCX_VPORT_STATE_UP ? IB_PORT_ACTIVE : IB_PORT_DOWN;
@@ -756,15 +635,9 @@ static void vcx_ib_port_event(struct vcx_dev *vdev, u8 sub)
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	ibd = vdev->ib;
 	if (ibd) {
-		if (sub == VCX_PORT_CHANGE_SUBTYPE_ACTIVE) {
-			ev.event = IB_EVENT_PORT_ACTIVE;
-			if (ibd->netdev && netif_running(ibd->netdev))
-				netif_carrier_on(ibd->netdev);
-		} else {
-			ev.event = IB_EVENT_PORT_ERR;
-			if (ibd->netdev)
-				netif_carrier_off(ibd->netdev);
-		}
+		/* The netdev's carrier follows in vcx_en_port_event(). */
+		ev.event = sub == VCX_PORT_CHANGE_SUBTYPE_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+			   IB_EVENT_PORT_ERR;
 		ev.device = &ibd->ibdev;
 		ev.element.port_num = VCX_IB_PORT;
 		ib_dispatch_event(&ev);
@@ -923,7 +796,7 @@ int vcx_ib_add(struct vcx_dev *vdev)
 	if (err)
 		dev_warn(dev, "atomic capabilities unavailable (%d): no atomics\n", err);
 
-	err = vcx_query_mac(vdev, ibd->mac);
+	err = vcx_en_query_mac(vdev, ibd->mac);
 	if (err) {
 		dev_err(dev, "QUERY_NIC_VPORT_CONTEXT failed (%d)\n", err);
 		goto err_dealloc;
@@ -933,13 +806,14 @@ int vcx_ib_add(struct vcx_dev *vdev)
 		dev_err(dev, "enabling RoCE on the vport failed (%d)\n", err);
 		goto err_dealloc;
 	}
-	err = vcx_netdev_create(ibd);
-	if (err) {
-		dev_err(dev, "registering the port netdev failed (%d)\n", err);
+	/* The port netdev of the core (en/), as mlx5_ib takes mlx5e's. */
+	ibd->netdev = vdev->netdev;
+	if (!ibd->netdev) {
+		dev_err(dev, "the port has no netdev: no ib_device\n");
+		err = -ENODEV;
 		goto err_roce;
 	}
-	if (!vcx_query_vport_state(vdev, &state) && state == VCX_VPORT_STATE_UP)
-		netif_carrier_on(ibd->netdev);
+	vcx_en_query_vport_state(vdev, &state);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
@@ -951,7 +825,7 @@ int vcx_ib_add(struct vcx_dev *vdev)
 	vcx_xrc_set_ops(ibd);
 	err = ib_device_set_netdev(ibdev, ibd->netdev, VCX_IB_PORT);
 	if (err)
-		goto err_netdev;
+		goto err_roce;
 
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = ibd;
@@ -976,8 +850,6 @@ err_umr:
 	vdev->ib = NULL;
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);
 	ib_device_set_netdev(ibdev, NULL, VCX_IB_PORT);
-err_netdev:
-	vcx_netdev_destroy(ibd);
 err_roce:
 	vcx_set_roce_en(vdev, false);
 err_dealloc:
@@ -999,7 +871,7 @@ void vcx_ib_remove(struct vcx_dev *vdev)
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = NULL;
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);
-	vcx_netdev_destroy(ibd);
+	ibd->netdev = NULL;
 	if (!vcx_in_error(vdev))
 		vcx_set_roce_en(vdev, false);
 	ib_dealloc_device(&ibd->ibdev);

@@ -106,6 +106,13 @@ static int vcx_load(struct vcx_dev *vdev)
 	err = vcx_eq_table_create(vdev);
 	if (err)
 		goto err_uar;
+	/*
+	 * The port netdev first, as mlx5_core's Ethernet device comes before mlx5_ib: the
+	 * ib_device takes it as its port's netdev. Neither failing stops the function.
+	 */
+	err = vcx_en_add(vdev);
+	if (err)
+		dev_err(dev, "port netdev creation failed (%d): no netdev\n", err);
 	/* As mlx5_core stays up when mlx5_ib fails: the function works without verbs. */
 	err = vcx_ib_add(vdev);
 	if (err)
@@ -146,6 +153,7 @@ static void vcx_unload(struct vcx_dev *vdev)
 
 	vdev->loaded = false;
 	vcx_ib_remove(vdev);
+	vcx_en_remove(vdev);
 	vcx_pagealloc_stop(vdev);
 	vcx_eq_table_destroy(vdev);
 	vcx_fw_dealloc_uar(vdev);
@@ -176,6 +184,7 @@ static int vcx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init_flags(&vdev->cq_table, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&vdev->qp_table, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&vdev->srq_table, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&vdev->en_cq_table, XA_FLAGS_LOCK_IRQ);
 	pci_set_drvdata(pdev, vdev);
 
 	err = pcim_enable_device(pdev);

@@ -6,8 +6,10 @@
  * INITIALIZED --TEARDOWN_HCA--> ENABLED --DISABLE_HCA--> DISABLED. The command table in
  * vcx-cmdq.c says in which states each command is accepted (BAD_SYS_STATE otherwise).
  *
- * Capabilities: the device reports three pages, GENERAL (type 0), ATOMIC (type 3, GENERAL
- * atomic = 1) and ROCE (type 4). Every other capability type is refused with BAD_PARAM
+ * Capabilities: the device reports five pages, GENERAL (type 0), ETHERNET_OFFLOADS (type
+ * 1, GENERAL eth_net_offloads = 1), ATOMIC (type 3, GENERAL atomic = 1), ROCE (type 4)
+ * and FLOW_TABLE (type 7, GENERAL nic_flow_table = 1; the NIC of hw-model/nic/). SET_HCA_CAP
+ * takes GENERAL, ATOMIC and ROCE only. Every other capability type is refused with BAD_PARAM
  * rather than answered with a zeroed page: Linux only asks for a type when a GENERAL bit
  * announces it, and all such bits are 0, so a query for another type is a driver bug
  * worth reporting. Values describe only what the device implements (the RDMA object
@@ -26,6 +28,7 @@
 #include "qemu/log.h"
 #include "vcx-cmd.h"
 #include "vcx-obj.h"
+#include "nic/vcx-nic.h"
 #include "trace.h"
 
 /* Per-check syndromes (low half of VCX_SYND). */
@@ -120,6 +123,20 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(UMR_EXTENDED_TRANSLATION_OFFSET, 1, 1),
     /* memory windows: KLM keys bound by UMR WQEs, invalidation (vcx-mkey.c) */
     GEN(IMAICL, 1, 1),
+    /* the Ethernet NIC (nic/vcx-nic.h); its two pages are set by vcx_caps_init_nic */
+    GEN(ETH_NET_OFFLOADS, 1, 1),
+    GEN(NIC_FLOW_TABLE, 1, 1),
+    GEN(LOG_MAX_TRANSPORT_DOMAIN, VCX_NIC_LOG_MAX_TD, VCX_NIC_LOG_MAX_TD),
+    GEN(LOG_MAX_TIS, VCX_NIC_LOG_MAX_TIS, VCX_NIC_LOG_MAX_TIS),
+    GEN(LOG_MAX_TIR, VCX_NIC_LOG_MAX_TIR, VCX_NIC_LOG_MAX_TIR),
+    GEN(LOG_MAX_RQT, VCX_NIC_LOG_MAX_RQT, VCX_NIC_LOG_MAX_RQT),
+    GEN(LOG_MAX_RQT_SIZE, VCX_NIC_LOG_MAX_RQT_SIZE, VCX_NIC_LOG_MAX_RQT_SIZE),
+    GEN(LOG_MAX_RQ, VCX_NIC_LOG_MAX_WQ, VCX_NIC_LOG_MAX_WQ),
+    GEN(LOG_MAX_SQ, VCX_NIC_LOG_MAX_WQ, VCX_NIC_LOG_MAX_WQ),
+    GEN(MAX_QP_CNT, VCX_NIC_MAX_QCOUNTERS, VCX_NIC_MAX_QCOUNTERS),
+    GEN(MODIFY_RQ_COUNTER_SET_ID, 1, 1),
+    GEN(LOG_MAX_CURRENT_UC_LIST, VCX_NIC_LOG_UC_LIST, VCX_NIC_LOG_UC_LIST),
+    GEN(LOG_MAX_CURRENT_MC_LIST, VCX_NIC_LOG_MC_LIST, VCX_NIC_LOG_MC_LIST),
     /* what vcx-xport.c executes: 8-byte CS and FA on RC and XRC QPs, no DC */
     ATOM(REQ_8B_ENDIANNESS_MODE, VCX_ATOMIC_REQ_MODE_HOST, VCX_ATOMIC_REQ_MODE_BE),
     ATOM(SUPPORTED_REQ_8B_ENDIANNESS_MODE_1, 1, 1),
@@ -169,6 +186,53 @@ static const VcxCapSettable vcx_cap_settable[] = {
 #undef SET_ROCE
 #undef SET_ATOM
 
+/* A field of the NIC RX flow_table_prop_layout, or of its ft_field_support set. */
+static void vcx_cap_ft_rx(uint8_t *ft, struct vcx_fld f, uint32_t v)
+{
+    vcx_set(ft + VCX_CAP_FT_NIC_RX_AT, f, v);
+}
+
+static void vcx_cap_ft_field(uint8_t *ft, struct vcx_fld f)
+{
+    /* matched with any mask: both the field and its bitmask are supported */
+    vcx_set(ft + VCX_CAP_FT_NIC_RX_AT + VCX_CAP_FT_FIELD_SUPPORT_AT, f, 1);
+    vcx_set(ft + VCX_CAP_FT_NIC_RX_AT + VCX_CAP_FT_FIELD_BITMASK_SUPPORT_AT, f, 1);
+}
+
+/*
+ * ETHERNET_OFFLOADS: TX L3/L4 checksums and the RX checksum flags, RSS over an RQT of
+ * up to 2^8 entries, headers inline at any size (inline mode "not required"), self
+ * loopback blocking per TIR; no VLAN, LRO, LSO, tunnels or multi-packet WQEs.
+ * FLOW_TABLE: NIC RX tables only (vcx-nic-ft.c), matching the outer-header fields set in
+ * ft_field_support; the NIC TX and RDMA tables report ft_support 0.
+ */
+static void vcx_caps_init_nic(uint8_t *eth, uint8_t *ft)
+{
+    vcx_set(eth, VCX_CAP_ETH_CSUM_CAP, 1);
+    vcx_set(eth, VCX_CAP_ETH_SELF_LB_EN_MODIFIABLE, 1);
+    vcx_set(eth, VCX_CAP_ETH_WQE_INLINE_MODE, VCX_CAP_ETH_INLINE_MODE_NOT_REQUIRED);
+    vcx_set(eth, VCX_CAP_ETH_RSS_IND_TBL_CAP, VCX_NIC_RSS_LOG_TBL);
+    vcx_cap_ft_rx(ft, VCX_CAP_FT_FT_SUPPORT, 1);
+    vcx_cap_ft_rx(ft, VCX_CAP_FT_FLOW_MODIFY_EN, 1);
+    vcx_cap_ft_rx(ft, VCX_CAP_FT_MODIFY_ROOT, 1);
+    vcx_cap_ft_rx(ft, VCX_CAP_FT_LOG_MAX_FT_SIZE, VCX_NIC_LOG_MAX_FT_SIZE);
+    vcx_cap_ft_rx(ft, VCX_CAP_FT_MAX_FT_LEVEL, VCX_NIC_MAX_FT_LEVEL);
+    vcx_cap_ft_rx(ft, VCX_CAP_FT_LOG_MAX_FT_NUM, VCX_NIC_LOG_MAX_FT);
+    vcx_cap_ft_rx(ft, VCX_CAP_FT_LOG_MAX_DESTINATION, 0);
+    vcx_cap_ft_rx(ft, VCX_CAP_FT_LOG_MAX_FLOW, VCX_NIC_LOG_MAX_FT_SIZE);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_DMAC);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_SMAC);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_ETHER_TYPE);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_IP_VERSION);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_SIP);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_DIP);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_IP_PROTOCOL);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_UDP_SPORT);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_UDP_DPORT);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_TCP_SPORT);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_TCP_DPORT);
+}
+
 /* MAX pages are fixed; CUR pages return to their defaults at every reset. */
 void vcx_caps_init(VcxState *s)
 {
@@ -180,6 +244,8 @@ void vcx_caps_init(VcxState *s)
         vcx_set(s->cap_max[v->slot], v->fld, v->max);
         vcx_set(s->cap_cur[v->slot], v->fld, v->cur);
     }
+    vcx_caps_init_nic(s->cap_max[VCX_CAP_SLOT_ETH], s->cap_max[VCX_CAP_SLOT_FT]);
+    vcx_caps_init_nic(s->cap_cur[VCX_CAP_SLOT_ETH], s->cap_cur[VCX_CAP_SLOT_FT]);
 }
 
 static bool vcx_cap_slot(uint16_t type, VcxCapSlot *slot)
@@ -193,6 +259,12 @@ static bool vcx_cap_slot(uint16_t type, VcxCapSlot *slot)
         return true;
     case VCX_HCA_CAP_TYPE_ATOMIC:
         *slot = VCX_CAP_SLOT_ATOMIC;
+        return true;
+    case VCX_HCA_CAP_TYPE_ETH_OFFLOADS:
+        *slot = VCX_CAP_SLOT_ETH;
+        return true;
+    case VCX_HCA_CAP_TYPE_FLOW_TABLE:
+        *slot = VCX_CAP_SLOT_FT;
         return true;
     default:
         return false;

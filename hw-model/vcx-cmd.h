@@ -62,6 +62,8 @@ uint8_t vcx_cmd_fail(VcxCmd *cmd, uint8_t status, uint16_t check, const char *fm
 const VcxCmdDesc *vcx_cmd_lookup(uint16_t opcode);
 /* RDMA object command table (vcx-obj.c), consulted by vcx_cmd_lookup. */
 const VcxCmdDesc *vcx_obj_cmd_lookup(uint16_t opcode);
+/* Ethernet NIC command table (nic/vcx-nic.c), consulted after it. */
+const VcxCmdDesc *vcx_nic_cmd_lookup(uint16_t opcode);
 
 /* vcx-cmd-hca.c */
 uint8_t vcx_cmd_enable_hca(VcxState *s, VcxCmd *cmd);
@@ -84,6 +86,14 @@ uint8_t vcx_cmd_access_reg(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_query_vport_state(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_query_nic_vport_context(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_modify_nic_vport_context(VcxState *s, VcxCmd *cmd);
+
+/* nic/vcx-nic-vport.c: the vport's address lists and promiscuous modes */
+uint8_t vcx_nic_lists_check(VcxState *s, VcxCmd *cmd, const uint8_t *ctx, uint32_t fs,
+                            uint32_t list_at);
+void vcx_nic_lists_apply(VcxState *s, VcxCmd *cmd, const uint8_t *ctx, uint32_t fs,
+                         uint32_t list_at);
+void vcx_nic_lists_query(VcxState *s, VcxCmd *cmd, uint8_t *ctx, uint32_t type,
+                         uint32_t list_at);
 
 /* vcx-roce.c */
 uint8_t vcx_cmd_query_roce_address(VcxState *s, VcxCmd *cmd);

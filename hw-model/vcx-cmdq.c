@@ -65,7 +65,8 @@ typedef struct VcxCmdqSlot {
 static const VcxCmdDesc vcx_cmd_table[] = {
     CMD(QUERY_HCA_CAP, vcx_cmd_query_hca_cap,
         VCX_QUERY_HCA_CAP_IN_LEN, VCX_QUERY_HCA_CAP_OUT_LEN,
-        OPM(0) | OPM(1) | OPM(6) | OPM(7) | OPM(8) | OPM(9), ENABLED, INITIALIZED),
+        OPM(0) | OPM(1) | OPM(2) | OPM(3) | OPM(6) | OPM(7) | OPM(8) | OPM(9) |
+        OPM(14) | OPM(15), ENABLED, INITIALIZED),
     CMD(QUERY_ADAPTER, vcx_cmd_query_adapter,
         VCX_QUERY_ADAPTER_IN_LEN, VCX_QUERY_ADAPTER_OUT_LEN,
         OPM(0), ENABLED, INITIALIZED),
@@ -136,12 +137,15 @@ static const VcxCmdDesc vcx_cmd_table[] = {
 
 const VcxCmdDesc *vcx_cmd_lookup(uint16_t opcode)
 {
+    const VcxCmdDesc *desc;
+
     for (size_t i = 0; i < ARRAY_SIZE(vcx_cmd_table); i++) {
         if (vcx_cmd_table[i].opcode == opcode) {
             return &vcx_cmd_table[i];
         }
     }
-    return vcx_obj_cmd_lookup(opcode);     /* RDMA object commands (vcx-obj.c) */
+    desc = vcx_obj_cmd_lookup(opcode);      /* RDMA object commands (vcx-obj.c) */
+    return desc ? desc : vcx_nic_cmd_lookup(opcode);   /* NIC (nic/vcx-nic.c) */
 }
 
 static const char *vcx_cmd_status_name(uint8_t status)

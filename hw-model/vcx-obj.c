@@ -283,6 +283,7 @@ void vcx_obj_init(VcxState *s)
     vcx_obj_table_init(&o->xrcds, VCX_LOG_MAX_XRCD, 1);
     s->objs = o;
     vcx_xport_init(s);
+    vcx_nic_init(s);
 }
 
 /* Free every object still in a table (each free function takes the object's type). */
@@ -304,6 +305,7 @@ void vcx_obj_reset(VcxState *s)
     if (!o) {
         return;
     }
+    vcx_nic_reset(s);           /* SQs and RQs hold CQs and PDs */
     VCX_OBJ_TABLE_DRAIN(s, &o->qps, vcx_qp_free);
     VCX_OBJ_TABLE_DRAIN(s, &o->srqs, vcx_srq_free);
     VCX_OBJ_TABLE_DRAIN(s, &o->cqs, vcx_cq_free);
@@ -321,6 +323,7 @@ void vcx_obj_free(VcxState *s)
         return;
     }
     vcx_obj_reset(s);
+    vcx_nic_free(s);
     vcx_xport_fini(s);
     g_free(o->pds.slot);
     g_free(o->mkeys.slot);
@@ -338,7 +341,7 @@ uint32_t vcx_obj_count(VcxState *s)
     VcxObjects *o = s->objs;
 
     return o ? o->pds.count + o->mkeys.count + o->cqs.count + o->qps.count +
-               o->srqs.count + o->xrcds.count : 0;
+               o->srqs.count + o->xrcds.count + vcx_nic_count(s) : 0;
 }
 
 /* The kind of object, if any, created on UAR page uar (DEALLOC_UAR refuses then). */
@@ -360,6 +363,9 @@ VcxUarUser vcx_obj_uar_user(VcxState *s, uint32_t uar)
         if (qp && qp->uar_page == uar && !vcx_qp_is_xrc_tgt(qp)) {
             return VCX_UAR_USER_QP;
         }
+    }
+    if (o && vcx_nic_uar_in_use(s, uar)) {
+        return VCX_UAR_USER_QP;         /* an Ethernet SQ rings it as a QP does */
     }
     return VCX_UAR_USER_NONE;
 }

@@ -24,6 +24,7 @@
 #include "qemu/queue.h"
 #include "vcx-cmd.h"
 #include "vcx/prm-obj.h"
+#include "vcx/prm-nic.h"
 #include "vcx/prm-wqe.h"
 
 /* Limits reported in the capabilities (vcx-cmd-hca.c uses the same constants). */
@@ -196,6 +197,15 @@ struct VcxQp {
     VcxState *s;
 };
 
+/* The Ethernet NIC objects and data path (hw-model/nic/vcx-nic.h). */
+typedef struct VcxNic VcxNic;
+
+/* What one executor run may still do (vcx-xport.h explains the values). */
+typedef struct VcxBudget {
+    uint32_t wqes;              /* WQEs (or received frames) the run may still handle */
+    uint64_t bytes;             /* payload bytes it may still move */
+} VcxBudget;
+
 typedef struct VcxObjects {
     VcxObjTable pds, mkeys, cqs, qps, srqs, xrcds;
     QTAILQ_HEAD(, VcxQp) runq;  /* QPs with work for the executor */
@@ -211,6 +221,7 @@ typedef struct VcxObjects {
     VcxQp *qp1;                 /* the port's GSI QP (st QP1): at most one */
     uint64_t qp1_sent;          /* datagrams QP1 sent / delivered to it (state property) */
     uint64_t qp1_received;
+    VcxNic *nic;                /* Ethernet NIC objects (hw-model/nic/) */
 } VcxObjects;
 
 static inline VcxObjects *vcx_objs(VcxState *s)
@@ -361,6 +372,19 @@ static inline bool vcx_qp_is_xrc_tgt(const VcxQp *qp)
 VcxSrq *vcx_xrc_target_srq(VcxState *s, VcxQp *qp, uint32_t srqn, const char **why);
 /* An XRC target refuses a message (invalid XRCETH / XRC domain violation): to ERR. */
 void vcx_xrc_invalid_request(VcxState *s, VcxQp *qp, uint32_t srqn, const char *why);
+
+/* the Ethernet NIC (hw-model/nic/vcx-nic.c): objects, commands, its part of a run */
+void vcx_nic_init(VcxState *s);
+void vcx_nic_reset(VcxState *s);
+void vcx_nic_free(VcxState *s);
+uint32_t vcx_nic_count(VcxState *s);
+bool vcx_nic_uar_in_use(VcxState *s, uint32_t uar);
+/* SQ doorbell for a number in the NIC WQ range (0x1000..0x1fff) */
+void vcx_nic_doorbell(VcxState *s, uint32_t uar, uint32_t sqn, uint64_t value);
+/* One run's NIC work (SQs, received frames); true if work is left. */
+bool vcx_nic_run(VcxState *s, VcxBudget *b);
+bool vcx_nic_pending(VcxState *s);
+char *vcx_nic_state(VcxState *s);
 
 /* the transport engine: vcx-xport.c, vcx-resp.c, vcx-flush.c */
 void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t value,

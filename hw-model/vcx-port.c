@@ -16,6 +16,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "vcx-cmd.h"
+#include "vcx/prm-nic.h"
 #include "trace.h"
 
 #define VCX_ETH_PROTO_CAP       (1u << VCX_ETH_LINK_100GBASE_CR4)
@@ -50,12 +51,17 @@ void vcx_port_reset(VcxState *s)
     p->admin_mtu = VCX_MAX_MTU;
     p->eth_proto_admin = VCX_ETH_PROTO_CAP;
     p->vport_mtu = VCX_MAX_MTU;
-    memcpy(p->mac, s->params.mac.a, sizeof(p->mac));
+    memcpy(p->mac, s->conf.macaddr.a, sizeof(p->mac));
 }
 
+/*
+ * Carrier: the "link" property, and with a netdev the link of the NIC's net client, which
+ * set_link on the backend (it sets the NIC peer's link too) or on the NIC id changes.
+ */
 bool vcx_port_oper_up(VcxState *s)
 {
-    return s->port.link_up && s->port.admin_status == VCX_PORT_STATUS_UP;
+    return s->port.link_up && (!s->nic || !qemu_get_queue(s->nic)->link_down) &&
+           s->port.admin_status == VCX_PORT_STATUS_UP;
 }
 
 /* Report a change of the operational state to the driver. */
@@ -82,6 +88,12 @@ static void vcx_port_update(VcxState *s)
 void vcx_port_set_link(VcxState *s, bool up)
 {
     s->port.link_up = up;
+    vcx_port_update(s);
+}
+
+/* The netdev's link changed (set_link): a port change event if the carrier did. */
+void vcx_port_link_changed(VcxState *s)
+{
     vcx_port_update(s);
 }
 
@@ -324,7 +336,7 @@ uint8_t vcx_cmd_query_vport_state(VcxState *s, VcxCmd *cmd)
 /* EUI-64 from the MAC: the node, port and system image GUIDs of the one port. */
 static uint64_t vcx_port_guid(VcxState *s)
 {
-    const uint8_t *m = s->params.mac.a;
+    const uint8_t *m = s->conf.macaddr.a;
 
     return (uint64_t)(m[0] ^ 0x02) << 56 | (uint64_t)m[1] << 48 | (uint64_t)m[2] << 40 |
            0xfffeull << 24 | (uint64_t)m[3] << 16 | (uint64_t)m[4] << 8 | m[5];
@@ -341,7 +353,7 @@ uint8_t vcx_cmd_query_nic_vport_context(VcxState *s, VcxCmd *cmd)
     if (status) {
         return status;
     }
-    /* Address lists: unicast 0, multicast 1, VLAN 2; all empty on this device. */
+    /* Address lists: unicast 0, multicast 1 (nic/vcx-nic-vport.c), VLAN 2 (empty). */
     if (list > 2) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_ALLOWED_LIST,
                             "allowed_list_type %u", list);
@@ -355,13 +367,18 @@ uint8_t vcx_cmd_query_nic_vport_context(VcxState *s, VcxCmd *cmd)
     vcx_set(ctx, VCX_NIC_VPORT_CTX_MAC_47_32, mac[0] << 8 | mac[1]);
     vcx_set(ctx, VCX_NIC_VPORT_CTX_MAC_31_0,
             (uint32_t)mac[2] << 24 | mac[3] << 16 | mac[4] << 8 | mac[5]);
+    vcx_nic_lists_query(s, cmd, ctx, list, VCX_FLD_BYTE(VCX_QUERY_NIC_VPORT_CTX_OUT_CTX) +
+                                           VCX_NIC_VPORT_CTX_LIST_AT);
     return VCX_CMD_STAT_OK;
 }
 
 uint8_t vcx_cmd_modify_nic_vport_context(VcxState *s, VcxCmd *cmd)
 {
     const uint32_t supported = VCX_NIC_VPORT_FS_ROCE_EN | VCX_NIC_VPORT_FS_MTU |
-                               VCX_NIC_VPORT_FS_PERMANENT_ADDRESS;
+                               VCX_NIC_VPORT_FS_PERMANENT_ADDRESS |
+                               VCX_NIC_VPORT_FS_ADDRESSES_LIST | VCX_NIC_VPORT_FS_PROMISC;
+    const uint32_t list_at = VCX_FLD_BYTE(VCX_MODIFY_NIC_VPORT_CTX_IN_CTX) +
+                             VCX_NIC_VPORT_CTX_LIST_AT;
     const uint8_t *ctx = vcx_cptr(cmd->in, VCX_MODIFY_NIC_VPORT_CTX_IN_CTX);
     uint32_t fs = vcx_get(cmd->in, VCX_MODIFY_NIC_VPORT_CTX_IN_FIELD_SELECT);
     uint8_t status = vcx_vport_check(cmd, VCX_MODIFY_NIC_VPORT_CTX_IN_OTHER_VPORT,
@@ -375,8 +392,9 @@ uint8_t vcx_cmd_modify_nic_vport_context(VcxState *s, VcxCmd *cmd)
     }
     if (fs & ~supported) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_FIELD_SELECT,
-                            "field_select 0x%x: only roce_en, mtu and permanent_address "
-                            "(0x%x) can be modified", fs, supported);
+                            "field_select 0x%x: only roce_en, addresses_list, "
+                            "permanent_address, promisc and mtu (0x%x) can be modified", fs,
+                            supported);
     }
     if ((fs & VCX_NIC_VPORT_FS_MTU) && (mtu < VCX_MIN_MTU || mtu > VCX_MAX_MTU)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_VPORT_MTU,
@@ -388,6 +406,11 @@ uint8_t vcx_cmd_modify_nic_vport_context(VcxState *s, VcxCmd *cmd)
                             "permanent_address %04x%08x is not a unicast address",
                             mac_hi, mac_lo);
     }
+    status = vcx_nic_lists_check(s, cmd, ctx, fs, list_at);
+    if (status) {
+        return status;
+    }
+    vcx_nic_lists_apply(s, cmd, ctx, fs, list_at);
     if (fs & VCX_NIC_VPORT_FS_ROCE_EN) {
         s->port.roce_en = vcx_get(ctx, VCX_NIC_VPORT_CTX_ROCE_EN);
     }

@@ -401,11 +401,14 @@ void vcx_xport_kick(VcxState *s, VcxQp *qp)
     qemu_bh_schedule(o->bh);
 }
 
-/* QPs queued for the executor, plus one for a due ERR watch (the state property). */
+/*
+ * QPs queued for the executor, plus one for a due ERR watch and one for NIC work (SQs
+ * or frames waiting), for the state property.
+ */
 uint32_t vcx_xport_queued(VcxState *s)
 {
     VcxObjects *o = s->objs;
-    uint32_t n = o->err_due;
+    uint32_t n = o->err_due + vcx_nic_pending(s);
     VcxQp *qp;
 
     QTAILQ_FOREACH(qp, &o->runq, run_link) {
@@ -1037,6 +1040,7 @@ static void vcx_xport_bh(void *opaque)
     VcxObjects *o = s->objs;
     VcxBudget b = { VCX_XPORT_RUN_WQES, VCX_XPORT_RUN_BYTES };
     int64_t start = get_clock();
+    bool nic_more = false;
     VcxQp *qp;
 
     if (vcx_fw_dead(s)) {
@@ -1048,6 +1052,25 @@ static void vcx_xport_bh(void *opaque)
     if (o->err_due) {
         vcx_err_watch_run(s, &b);
     }
+    if (vcx_nic_pending(s)) {
+        /* Ethernet SQs and frames received; half the run if QPs wait too */
+        VcxBudget nb = b;
+
+        if (!QTAILQ_EMPTY(&o->runq)) {
+            nb.wqes = MAX(1u, b.wqes / 2);
+            nb.bytes = MAX(1u, b.bytes / 2);
+        }
+        nb.wqes = MIN(nb.wqes, b.wqes);
+        nb.bytes = MIN(nb.bytes, b.bytes);
+        {
+            uint32_t w0 = nb.wqes;
+            uint64_t b0 = nb.bytes;
+
+            nic_more = vcx_nic_run(s, &nb);
+            b.wqes -= w0 - nb.wqes;
+            b.bytes -= b0 - nb.bytes;
+        }
+    }
     while (b.wqes && b.bytes && !s->reset_pending && (qp = QTAILQ_FIRST(&o->runq))) {
         QTAILQ_REMOVE(&o->runq, qp, run_link);
         qp->kicked = false;
@@ -1055,10 +1078,11 @@ static void vcx_xport_bh(void *opaque)
             vcx_xport_requeue(o, qp);
         }
     }
+    nic_more = nic_more || vcx_nic_pending(s);
     trace_vcx_xport_run(o->runs, VCX_XPORT_RUN_WQES - b.wqes,
                         VCX_XPORT_RUN_BYTES - b.bytes, get_clock() - start,
-                        !QTAILQ_EMPTY(&o->runq) || o->err_due);
-    if ((!QTAILQ_EMPTY(&o->runq) || o->err_due) && !s->reset_pending) {
+                        !QTAILQ_EMPTY(&o->runq) || o->err_due || nic_more);
+    if ((!QTAILQ_EMPTY(&o->runq) || o->err_due || nic_more) && !s->reset_pending) {
         qemu_bh_schedule(o->bh);
     }
 }
@@ -1121,6 +1145,10 @@ void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t 
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: UAR %u SQ doorbell at 0x%x written with %u "
                       "bytes, expected 8: ignored\n", uar, offset, size);
         trace_vcx_err_uar_access(uar, offset, size);
+        return;
+    }
+    if (qpn >= VCX_NIC_WQ_NUM_BASE && qpn < VCX_NIC_WQ_NUM_END) {
+        vcx_nic_doorbell(s, uar, qpn, value);  /* an Ethernet SQ (nic/vcx-nic-tx.c) */
         return;
     }
     qp = vcx_qp_get(s, qpn);

@@ -53,10 +53,7 @@
 #define VCX_XPORT_RUN_WQES      64u
 #define VCX_XPORT_RUN_BYTES     (256 * KiB)
 
-typedef struct VcxBudget {
-    uint32_t wqes;              /* WQEs the run may still start or flush */
-    uint64_t bytes;             /* payload bytes it may still move */
-} VcxBudget;
+/* VcxBudget is in vcx-obj.h: the NIC's part of a run (hw-model/nic/) shares it. */
 
 /*
  * One gather or scatter entry: inline bytes (data) or a range of a memory key, named by

@@ -12,7 +12,7 @@
  * and the files it names, RDMA objects and the transport engine.
  *
  * Usage:
- *   -device vcx[,cx5-id=on][,fw-major=16,fw-minor=35,fw-subminor=1000]
+ *   -device vcx[,netdev=ID][,cx5-id=on][,fw-major=16,fw-minor=35,fw-subminor=1000]
  *              [,msix-vectors=64][,init-delay-ms=10][,mac=52:54:00:12:34:56]
  *              [,boot-pages=16,init-pages=64,regular-pages=0][,link=on]
  *
@@ -24,6 +24,12 @@
  *   msix-vectors   MSI-X table size (2..64, default 64 as on a ConnectX-5)
  *   init-delay-ms  how long the "initializing" bit stays set after a reset (default 10)
  *   mac            permanent MAC address of the port (default: QEMU's next free one)
+ *   netdev         the QEMU netdev the port's wire is attached to (any backend: user,
+ *                  socket, dgram, tap, hubport, ...), as for virtio-net or e1000e; frames
+ *                  the SQs send leave there and frames arriving there go through the
+ *                  port's steering (hw-model/nic/). Without it the port has no wire:
+ *                  frames only loop back inside the device (to its own MAC, multicast and
+ *                  broadcast) and nothing arrives from outside
  *   boot-pages, init-pages, regular-pages
  *                  pages firmware asks for in QUERY_PAGES boot / init / regular
  *                  (defaults 16, 64, 0)
@@ -31,7 +37,9 @@
  *                    driver's own default)
  *
  * Run-time properties (qom-set / qom-get on the device, e.g. /machine/peripheral/vcx0):
- *   link             bool, port carrier; a change sends a port change EQE (default on)
+ *   link             bool, port carrier; a change sends a port change EQE (default on).
+ *                    The carrier is this AND the netdev's link (set_link on the backend
+ *                    or on the device's id) AND PAOS admin up
  *   health-syndrome  uint8, non-zero forces that fatal syndrome into the health buffer;
  *                    firmware then stops answering commands, until reset
  *   page-request     int32, set: ask the driver for (or, negative, return) that many
@@ -44,7 +52,10 @@
  *                    work flushed)
  *   state            string, read-only: ISSI, HCA state, pages, UARs, EQs, RDMA objects
  *                    alive per type (pds, mkeys, cqs, qps, srqs, xrcds), QP1 counters, the
- *                    transport executor's runs so far and QPs queued for it
+ *                    transport executor's runs so far and QPs queued for it, the NIC
+ *                    objects (tds, tises, tirs, rqts, sqs, rqs, fts, fgs, ftes,
+ *                    qcounters) and frame counts (nic_tx, nic_rx, nic_rx_drop,
+ *                    roce_rx_drop)
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -59,6 +70,7 @@
 #include "migration/vmstate.h"
 #include "vcx.h"
 #include "vcx-obj.h"
+#include "nic/vcx-nic.h"
 #include "trace.h"
 
 #define VCX_ISEG_REGION_SIZE   VCX_MSIX_TABLE_OFFSET
@@ -172,6 +184,40 @@ static void vcx_guard_leave(VcxState *s, bool was)
     DEVICE(s)->mem_reentrancy_guard.engaged_in_io = was;
 }
 
+/*
+ * The netdev: frames in are queued for the executor (nic/vcx-nic-rx.c), a link change
+ * reaches the port like a change of the "link" property.
+ */
+static bool vcx_net_can_receive(NetClientState *nc)
+{
+    return vcx_nic_can_receive(qemu_get_nic_opaque(nc));
+}
+
+static ssize_t vcx_net_receive(NetClientState *nc, const uint8_t *buf, size_t size)
+{
+    return vcx_nic_receive(qemu_get_nic_opaque(nc), buf, size);
+}
+
+static void vcx_net_link_status_changed(NetClientState *nc)
+{
+    VcxState *s = qemu_get_nic_opaque(nc);
+    bool was = vcx_guard_enter(s);
+
+    vcx_port_link_changed(s);           /* port change EQE */
+    vcx_guard_leave(s, was);
+    if (!nc->link_down) {
+        qemu_flush_queued_packets(nc);
+    }
+}
+
+static NetClientInfo vcx_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = vcx_net_can_receive,
+    .receive = vcx_net_receive,
+    .link_status_changed = vcx_net_link_status_changed,
+};
+
 static void vcx_realize(PCIDevice *pci, Error **errp)
 {
     VcxState *s = VCX(pci);
@@ -191,7 +237,7 @@ static void vcx_realize(PCIDevice *pci, Error **errp)
         return;
     }
 
-    qemu_macaddr_default_if_unset(&s->params.mac);
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
 
     pci_config_set_vendor_id(pci->config, vendor);
     pci_config_set_device_id(pci->config, device);
@@ -226,6 +272,12 @@ static void vcx_realize(PCIDevice *pci, Error **errp)
     vcx_pages_init(s);
     vcx_uar_init(s);
     vcx_obj_init(s);
+    if (s->conf.peers.ncs[0]) {
+        /* frames arriving re-enter nothing: the callback only queues them */
+        s->nic = qemu_new_nic(&vcx_net_info, &s->conf, object_get_typename(OBJECT(s)),
+                              DEVICE(s)->id, &DEVICE(s)->mem_reentrancy_guard, s);
+        qemu_format_nic_info_str(qemu_get_queue(s->nic), s->conf.macaddr.a);
+    }
 
     s->init_timer = timer_new_ms(QEMU_CLOCK_VIRTUAL, vcx_init_timer_cb, s);
     /* not guarded: it runs outside the device's handlers and does no DMA */
@@ -239,6 +291,10 @@ static void vcx_exit(PCIDevice *pci)
 
     timer_free(s->init_timer);
     qemu_bh_delete(s->reset_bh);
+    if (s->nic) {
+        qemu_del_nic(s->nic);
+        s->nic = NULL;
+    }
     vcx_obj_free(s);
     vcx_eq_reset(s);
     vcx_pages_free(s);
@@ -259,7 +315,7 @@ static const Property vcx_properties[] = {
     DEFINE_PROP_UINT32("boot-pages", VcxState, params.boot_pages, 16),
     DEFINE_PROP_UINT32("init-pages", VcxState, params.init_pages, 64),
     DEFINE_PROP_UINT32("regular-pages", VcxState, params.regular_pages, 0),
-    DEFINE_PROP_MACADDR("mac", VcxState, params.mac),
+    DEFINE_NIC_PROPERTIES(VcxState, conf),     /* "mac" and "netdev" */
     DEFINE_PROP_UINT32("cmd-exec-to-ms", VcxState, params.cmd_exec_to_ms, 0),
 };
 
@@ -271,6 +327,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
 {
     VcxState *s = VCX(obj);
     uint32_t boot, init, regular;
+    g_autofree char *nic = vcx_nic_state(s);
 
     vcx_pages_by_stage(s, &boot, &init, &regular);
     return g_strdup_printf("issi=%u hca=%s health=0x%02x link=%s pages=%u "
@@ -278,7 +335,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64
                            " pds=%u mkeys=%u cqs=%u qps=%u srqs=%u xrcds=%u"
                            " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64
-                           " xport_runs=%" PRIu64 " xport_queued=%u",
+                           " xport_runs=%" PRIu64 " xport_queued=%u %s",
                            s->issi, vcx_hca_state_name(s->hca_state),
                            s->iseg.health_syndrome, vcx_port_oper_up(s) ? "up" : "down",
                            vcx_pages_held(s), boot, init, regular,
@@ -290,7 +347,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            s->objs->xrcds.count,
                            s->objs->qp1 ? s->objs->qp1->qpn : 0,
                            s->objs->qp1_sent, s->objs->qp1_received,
-                           s->objs->runs, vcx_xport_queued(s));
+                           s->objs->runs, vcx_xport_queued(s), nic);
 }
 
 static bool vcx_get_link(Object *obj, Error **errp)

@@ -41,7 +41,6 @@ typedef struct VcxParams {
     uint32_t boot_pages;        /* pages wanted by QUERY_PAGES boot / init / regular */
     uint32_t init_pages;
     uint32_t regular_pages;
-    MACAddr  mac;               /* permanent address of the port */
     uint32_t cmd_exec_to_ms;    /* default command timeout reported at iseg 0xff8 */
 } VcxParams;
 
@@ -67,6 +66,8 @@ typedef enum VcxCapSlot {
     VCX_CAP_SLOT_GENERAL,
     VCX_CAP_SLOT_ROCE,
     VCX_CAP_SLOT_ATOMIC,
+    VCX_CAP_SLOT_ETH,           /* ETHERNET_OFFLOADS */
+    VCX_CAP_SLOT_FT,            /* FLOW_TABLE (NIC) */
     VCX_CAP_SLOTS,
 } VcxCapSlot;
 
@@ -120,6 +121,8 @@ struct VcxState {
     PCIDevice parent_obj;
 
     VcxParams params;
+    NICConf conf;               /* netdev= and mac= (the port's permanent address) */
+    NICState *nic;              /* the port on a QEMU netdev, NULL without netdev= */
 
     MemoryRegion bar0;          /* container: iseg, MSI-X table/PBA, UAR pages */
     MemoryRegion iseg_mr;
@@ -213,6 +216,7 @@ void vcx_eq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint32_t value)
 /* vcx-port.c */
 void vcx_port_reset(VcxState *s);
 void vcx_port_set_link(VcxState *s, bool up);
+void vcx_port_link_changed(VcxState *s);
 bool vcx_port_oper_up(VcxState *s);
 void vcx_gid_reset(VcxState *s);
 const uint8_t *vcx_gid_entry(VcxState *s, uint32_t index);

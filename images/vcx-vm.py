@@ -10,8 +10,16 @@ timeout and 125 when a guest never reported a status.
 
 While a command runs, the guest can ask the host to run monitor commands on its own QEMU
 (images/vcx-hostcall writes a request file into the result directory; see hostcall_loop).
+
+Links (docs/networking.md): with --vms 2, eth0 (virtio-net) of the two VMs shares one
+-netdev dgram link on 127.0.0.1 and the vcx ports share a second one (netdev id vcxnet in
+each QEMU); --peer virtio puts a plain virtio-net instead of vcx on VM 2's end of it. One
+VM keeps the port without a netdev (loopback only) unless --vcx-netdev gives one. The
+guest brings the port's interface up with 192.168.77.N/24 and fd77::N/64 (N = VM index +
+1; --vcx-ip) before the command runs. --capture dumps the vcx link as VM 1 sees it.
 """
 import argparse
+import ipaddress
 import json
 import os
 import shlex
@@ -25,6 +33,37 @@ import threading
 import time
 
 FIRMWARE_DIRS = ["/usr/share/seabios", "/usr/lib/ipxe/qemu", "/usr/share/qemu"]
+
+# The vcx link's netdev id in every QEMU (set_link, filter-dump and the tests name it).
+VCX_NETDEV = "vcxnet"
+# The capture filter's object id (/objects/vcxcap; its status property turns it on/off).
+VCX_CAPTURE_ID = "vcxcap"
+DEFAULT_VCX_IP = "192.168.77.0/24,fd77::/64"
+
+
+def link_mac(index):
+    """The MAC of VM INDEX's end of the vcx link (locally administered QEMU range, distinct
+    from eth0's 52:54:00:12:34:NN and from the device's own default)."""
+    return f"52:54:00:77:00:{index + 1:02x}"
+
+
+def link_addresses(spec, index):
+    """VM INDEX's addresses from SPEC ('none' or 'P[,P]'), as ADDR/LEN: for a prefix
+    (192.168.77.0/24) host N = INDEX + 1; for an address in one (10.1.2.20/24), that
+    address + INDEX, so VMs can join a network whose low addresses are taken."""
+    if spec == "none":
+        return []
+    out = []
+    for item in spec.split(","):
+        iface = ipaddress.ip_interface(item.strip())
+        net = iface.network
+        base = iface.ip if iface.ip != net.network_address else net.network_address + 1
+        addr = base + index
+        if addr not in net or (net.version == 4 and net.prefixlen < 31 and
+                               addr == net.broadcast_address):
+            raise ValueError(f"no address {index + 1} in {net} from {item.strip()}")
+        out.append(f"{addr}/{net.prefixlen}")
+    return out
 
 
 def kvm_usable():
@@ -89,6 +128,8 @@ class Vm:
         log_dir = args.log_dir or workdir
         os.makedirs(log_dir, exist_ok=True)
         self.serial_log = os.path.join(log_dir, f"vm{index}-serial.log")
+        self.shared = os.path.join(workdir, "shared")
+        os.makedirs(self.shared, exist_ok=True)
         self.proc = None
         self.tail = []
 
@@ -99,6 +140,14 @@ class Vm:
                   f"vcxvm.src={a.src} vcxvm.build={b} vcxvm.index={self.index} vcxvm.vms={a.vms}")
         if a.no_load:
             append += " vcxvm.noload"
+        nic = self.link_nic()
+        addrs = link_addresses(a.vcx_ip, self.index)
+        if nic:
+            # The guest finds the interface by name (the vcx driver's vcx0) or, for a
+            # virtio-net peer, by its MAC, and brings it up with these addresses.
+            append += " vcxvm.link=" + ("vcx0" if nic == "vcx" else link_mac(self.index))
+            if addrs:
+                append += " vcxvm.addr=" + ",".join(addrs)
         if not kvm_usable():
             # TCG's TSC is one counter for all vCPUs, derived from the host's: synchronized
             # and monotonic. The kernel's clocksource watchdog, reading the HPET from vCPU
@@ -124,8 +173,12 @@ class Vm:
                  "-drive", f"file={os.path.join(b, 'root.ext4')},if=none,id=root,"
                            "format=raw,snapshot=on",
                  "-device", "virtio-blk-pci,drive=root"]
-        for tag, path, ro in (("vcxsrc", a.src, True), ("vcxbuild", b, True),
-                              ("vcxresult", self.result, False)):
+        shares = [("vcxsrc", a.src, True), ("vcxbuild", b, True),
+                  ("vcxresult", self.result, False)]
+        if a.vms > 1:
+            # One directory both VMs write: where two-VM scripts meet (tests/guest/lib.sh).
+            shares.append(("vcxshared", self.shared, False))
+        for tag, path, ro in shares:
             argv += ["-fsdev", f"local,id={tag},path={path},security_model=none"
                                + (",readonly=on" if ro else ""),
                      "-device", f"virtio-9p-pci,fsdev={tag},mount_tag={tag}"]
@@ -140,8 +193,7 @@ class Vm:
                                 f"local.port={me},remote.type=inet,remote.host=127.0.0.1,"
                                 f"remote.port={peer}"]
         argv += ["-device", f"virtio-net-pci,netdev=net0,mac={mac},romfile="]
-        if not a.no_vcx:
-            argv += ["-device", "vcx,id=vcx0" + (("," + a.vcx_props) if a.vcx_props else "")]
+        argv += self.link_argv()
         argv += ["-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
         if interactive:
             argv += ["-serial", "mon:stdio"]
@@ -149,6 +201,46 @@ class Vm:
             argv += ["-serial", "stdio"]
         argv += a.qemu_arg
         return argv
+
+    def link_nic(self):
+        """What this VM has on the vcx link: 'vcx', 'virtio' or None (no vcx device)."""
+        if self.args.no_vcx:
+            return None
+        return self.args.link_nics[self.index]
+
+    def link_argv(self):
+        """The vcx device (or the virtio-net peer) and the netdev of the vcx link."""
+        a = self.args
+        nic = self.link_nic()
+        if nic is None:
+            return []
+        argv = []
+        netdev = None
+        if a.vms > 1:
+            base = a.base_port + 2
+            me, peer = base + self.index, base + (1 - self.index)
+            netdev = (f"dgram,id={VCX_NETDEV},local.type=inet,local.host=127.0.0.1,"
+                      f"local.port={me},remote.type=inet,remote.host=127.0.0.1,"
+                      f"remote.port={peer}")
+        elif a.vcx_netdev:
+            netdev = f"{a.vcx_netdev},id={VCX_NETDEV}"
+        if netdev:
+            argv += ["-netdev", netdev]
+            if a.capture and self.index == 0:
+                # Frames in both directions as this VM's end sees them, before the NIC.
+                argv += ["-object", f"filter-dump,id={VCX_CAPTURE_ID},netdev={VCX_NETDEV},"
+                                    f"file={a.capture},maxlen={a.capture_maxlen}"]
+        if nic == "virtio":
+            return argv + ["-device", f"virtio-net-pci,netdev={VCX_NETDEV},"
+                                      f"mac={link_mac(self.index)},romfile="]
+        props = "vcx,id=vcx0"
+        if netdev:
+            props += f",netdev={VCX_NETDEV}"
+            if "mac=" not in a.vcx_props:
+                props += f",mac={link_mac(self.index)}"
+        if a.vcx_props:
+            props += "," + a.vcx_props
+        return argv + ["-device", props]
 
     def start(self, command):
         with open(os.path.join(self.result, "command"), "w") as f:
@@ -245,7 +337,29 @@ def main():
     p.add_argument("--tcg-thread", choices=("single", "multi"), default="multi",
                    help="TCG threading without KVM (multi: one thread per vCPU, the "
                         "default; single: all vCPUs in one thread)")
-    p.add_argument("--base-port", type=int, default=0, help="first UDP port for --vms 2")
+    p.add_argument("--base-port", type=int, default=0,
+                   help="first of the 4 UDP ports of --vms 2 (eth0 link, then the vcx link)")
+    p.add_argument("--peer", choices=("vcx", "virtio"), default="vcx",
+                   help="what VM 2 has on the vcx link: the vcx device (default) or a "
+                        "plain virtio-net and no vcx device")
+    p.add_argument("--link-nics", default="",
+                   help="per VM, comma-separated, vcx or virtio on the vcx link (e.g. "
+                        "virtio,virtio); --peer virtio is vcx,virtio")
+    p.add_argument("--vcx-netdev", default="",
+                   help="one VM: attach the port to -netdev SPEC,id=vcxnet (e.g. user, or "
+                        "tap,ifname=vcxtap0,script=no,downscript=no); default: none "
+                        "(loopback only)")
+    p.add_argument("--vcx-ip", default=DEFAULT_VCX_IP,
+                   help="the port's interface addresses, comma-separated: a prefix gives "
+                        "VM N its host N, an address gives VM N that address + N - 1 "
+                        f"(default {DEFAULT_VCX_IP}), or none")
+    p.add_argument("--capture", default="",
+                   help="pcap of the vcx link at VM 1 (QEMU filter-dump; needs a netdev: "
+                        "--vms 2 or --vcx-netdev)")
+    p.add_argument("--capture-maxlen", type=int, default=65536,
+                   help="bytes kept of each captured frame (filter-dump maxlen)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print each VM's QEMU command line (one per line) and exit")
     p.add_argument("command", nargs=argparse.REMAINDER)
     a = p.parse_args()
     a.src, a.build = os.path.realpath(a.src), os.path.realpath(a.build)
@@ -257,8 +371,34 @@ def main():
         sys.exit("vcx vm: --vcx-props needs the device (not --no-vcx)")
     if a.pid_file and a.vms != 1:
         sys.exit("vcx vm: --pid-file needs one VM")
+    if a.peer != "vcx" and a.vms != 2:
+        sys.exit("vcx vm: --peer needs --vms 2")
+    nics = [n.strip() for n in a.link_nics.split(",")] if a.link_nics else []
+    if nics and (len(nics) != a.vms or any(n not in ("vcx", "virtio") for n in nics)):
+        sys.exit(f"vcx vm: --link-nics needs {a.vms} of vcx|virtio")
+    if nics and a.peer != "vcx":
+        sys.exit("vcx vm: --link-nics and --peer together")
+    a.link_nics = nics or (["vcx", a.peer] if a.vms == 2 else ["vcx"])
+    if a.vcx_netdev and a.vms != 1:
+        sys.exit("vcx vm: --vcx-netdev is for one VM (--vms 2 joins the ports on a dgram link)")
+    if any(f.startswith("id=") for f in a.vcx_netdev.split(",")):
+        sys.exit("vcx vm: --vcx-netdev: the runner names the netdev (id=vcxnet)")
+    if a.vms == 1 and a.link_nics[0] == "virtio" and not a.vcx_netdev:
+        sys.exit("vcx vm: --link-nics virtio on one VM needs --vcx-netdev")
+    if a.capture:
+        if a.no_vcx or not (a.vms == 2 or a.vcx_netdev):
+            sys.exit("vcx vm: --capture needs a vcx link (--vms 2 or --vcx-netdev)")
+        a.capture = os.path.abspath(a.capture)
+        if "," in a.capture:
+            sys.exit("vcx vm: --capture: no comma in the file name (QEMU option syntax)")
+    try:
+        for i in range(a.vms):
+            link_addresses(a.vcx_ip, i)
+    except ValueError as e:
+        sys.exit(f"vcx vm: --vcx-ip {a.vcx_ip}: {e}")
     if a.vms == 2 and not a.base_port:
-        a.base_port = 20000 + (os.getpid() % 20000) * 2 % 40000
+        # Four ports: eth0's link (base, base + 1), the vcx link (base + 2, base + 3).
+        a.base_port = 20000 + (os.getpid() % 10000) * 4
     for f in ("vmlinuz", "initrd.img", "root.ext4"):
         if not os.path.exists(os.path.join(a.build, f)):
             sys.exit(f"vcx vm: {f} missing in {a.build}: run ./vcx build")
@@ -267,6 +407,11 @@ def main():
     rc = 125
     try:
         vms = [Vm(a, i, workdir) for i in range(a.vms)]
+        if a.dry_run:
+            for vm in vms:
+                print(" ".join(shlex.quote(x) for x in vm.qemu_argv(not cmd)))
+            rc = 0
+            return rc
         if not cmd:
             if a.vms != 1 or not sys.stdin.isatty():
                 sys.exit("vcx vm: an interactive shell needs one VM and a terminal")
@@ -277,14 +422,22 @@ def main():
             vm.start(script)
         deadline = time.monotonic() + a.timeout
         timed_out = False
-        for vm in vms:
-            while vm.proc.poll() is None:
-                if time.monotonic() > deadline:
-                    timed_out = True
-                    break
-                time.sleep(0.2)
-            if timed_out:
+        told = set()
+        while any(vm.proc.poll() is None for vm in vms):
+            if time.monotonic() > deadline:
+                timed_out = True
                 break
+            for vm in vms:
+                if vm.index not in told and vm.proc.poll() is not None and vm.status() is None:
+                    # QEMU gone without the guest's status (it failed to start, or the
+                    # guest crashed): a script in the other VM waiting for this one
+                    # (vm_wait, tests/guest/lib.sh) fails at once instead of timing out.
+                    told.add(vm.index)
+                    if a.vms > 1:
+                        with open(os.path.join(vm.shared, f"failed.vm{vm.index}"), "w") as f:
+                            f.write(f"vm{vm.index}'s QEMU exited (status {vm.proc.returncode}) "
+                                    "before its guest reported one\n")
+            time.sleep(0.2)
         for vm in vms:
             vm.kill()
             vm.reader.join(timeout=5)

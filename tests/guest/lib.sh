@@ -5,6 +5,8 @@ fail() {
 	echo "--- dmesg (last 30 lines) ---" >&2
 	dmesg | tail -30 >&2
 	echo "FAIL: $*" >&2
+	# Two VMs: tell the other one, whose vm_wait then fails at once instead of timing out.
+	[ -z "${VCX_SHARED:-}" ] || echo "$*" >"$VCX_SHARED/failed.vm${VCX_VM_INDEX:-0}" 2>/dev/null
 	exit 1
 }
 
@@ -39,4 +41,31 @@ dmesg_count() { dmesg | grep -c -E "$1" || true; }
 # port (then ib_cm and rdma_cm do not run there). Prints them; returns 0 when clean.
 kernel_log_clean() {
 	! dmesg | grep -E "WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption|blocked for more than|Couldn't create ib_mad"
+}
+
+# Two VMs (--vms 2): both run the same script and meet through the directory they share
+# (VCX_SHARED, images/guest-init). vm_signal NAME [TEXT] publishes an event of this VM
+# (atomically, with optional TEXT); vm_wait NAME TIMEOUT_S waits for the other VM's event
+# NAME, prints its TEXT, and fails when the time is up or the other VM has failed.
+vm_signal() {
+	[ -n "${VCX_SHARED:-}" ] || fail "vm_signal: not a two-VM run (no VCX_SHARED)"
+	printf '%s\n' "${2:-}" >"$VCX_SHARED/.$1.vm$VCX_VM_INDEX.tmp" &&
+		mv "$VCX_SHARED/.$1.vm$VCX_VM_INDEX.tmp" "$VCX_SHARED/$1.vm$VCX_VM_INDEX" ||
+		fail "vm_signal $1: cannot write to $VCX_SHARED"
+}
+vm_wait() {
+	local other=$((1 - VCX_VM_INDEX)) n=0 limit=$(($2 * 10))
+	[ -n "${VCX_SHARED:-}" ] || fail "vm_wait: not a two-VM run (no VCX_SHARED)"
+	while ! [ -e "$VCX_SHARED/$1.vm$other" ]; do
+		if [ -e "$VCX_SHARED/failed.vm$other" ]; then
+			local why
+			why=$(cat "$VCX_SHARED/failed.vm$other")
+			# Not reported back: the other VM has its own failure.
+			VCX_SHARED="" fail "vm$other failed while vm$VCX_VM_INDEX waited for its '$1': $why"
+		fi
+		[ $n -lt $limit ] || fail "vm$VCX_VM_INDEX: no '$1' from vm$other in $2 s"
+		sleep 0.1
+		n=$((n + 1))
+	done
+	cat "$VCX_SHARED/$1.vm$other"
 }

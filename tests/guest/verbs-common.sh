@@ -38,7 +38,8 @@ vcx_roce_v2_gid() {
 vcx_ipv4_up() {
 	local ndev gid_file gtype hex
 	ndev=$(vcx_verbs_up)
-	ip addr add "$1/24" dev "$ndev" || fail "ip addr add $1/24 dev $ndev"
+	# replace: the runner may have given the address already (images/guest-init).
+	ip addr replace "$1/24" dev "$ndev" || fail "ip addr replace $1/24 dev $ndev"
 	hex=$(printf '%02x%02x:%02x%02x' $(echo "$1" | tr . ' '))
 	for _ in $(seq 100); do
 		gid_file=$(grep -l "^0000:0000:0000:0000:0000:ffff:$hex\$" \

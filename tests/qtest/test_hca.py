@@ -89,7 +89,7 @@ def caps(d):
           get(rcur, H["VCX_CAP_ROCE_ADDRESS_TABLE_SIZE"])), (256, 256),
          "ROCE caps: roce_address_table_size 256 (MAX and CUR)")
     atomic_caps(d, gmax, gcur)
-    for op_mod, desc in [(2, "type 1 (Ethernet offloads)"), (4, "type 2 (ODP)"),
+    for op_mod, desc in [(4, "type 2 (ODP)"), (0x10, "type 8 (eswitch flow table)"),
                          (0x40, "type 0x20 (general 2)")]:
         check(d.exec(OP["QUERY_HCA_CAP"], op_mod, out_len=0x1010), 3,
               synd(0x100, 0xff09), "QUERY_HCA_CAP %s: BAD_PARAM" % desc)

@@ -144,8 +144,8 @@ def vport(d):
     r2 = d.exec(Q, out_len=0x110)
     t.eq((r.status, r2.f(H["VCX_NIC_VPORT_CTX_MTU"], c), r2.out[c + 0xf6:c + 0xfc].hex()),
          (0, 4200, "020000aabbcc"), "mtu and permanent_address modified")
-    check(d.exec(M, in_len=0x200, fields=[(fs, 1 << 4)], payload={0x100: ctx}), 3, 0x0755000c,
-          "MODIFY promisc field_select: BAD_PARAM")
+    check(d.exec(M, in_len=0x200, fields=[(fs, 1 << 5)], payload={0x100: ctx}), 3, 0x0755000c,
+          "MODIFY change_event field_select (not implemented): BAD_PARAM")
     bad = bytearray(ctx)
     put(bad, H["VCX_NIC_VPORT_CTX_MTU"], 20000)
     check(d.exec(M, in_len=0x200, fields=[(fs, 1 << 6)], payload={0x100: bad}), 3, 0x0755000d,

@@ -33,13 +33,16 @@ def parse_ifc(path):
             text += open(p).read()
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     structs = {}
-    for m in re.finditer(r"(struct|union)\s+mlx5_ifc_(\w+)_bits\s*\{(.*?)\n\};", text, re.S):
+    # A few aggregates are named without the _bits suffix (union mlx5_ifc_exe_aso_ctrl):
+    # they are keyed by their bare name, and members of that type resolve to them.
+    for m in re.finditer(r"(struct|union)\s+mlx5_ifc_(\w+?)(?:_bits)?\s*\{(.*?)\n\};", text,
+                         re.S):
         members = []
         for decl in m.group(3).split(";"):
             decl = decl.strip()
             a = re.match(r"u8\s+(\w+)((?:\[[^\]]*\])+)$", decl)
-            b = re.match(r"(?:struct|union)\s+mlx5_ifc_(\w+)_bits\s+(\w+)((?:\[[^\]]*\])*)$",
-                         decl)
+            b = re.match(r"(?:struct|union)\s+mlx5_ifc_(\w+?)(?:_bits)?\s+(\w+)"
+                         r"((?:\[[^\]]*\])*)$", decl)
             if a:
                 dims = re.findall(r"\[([^\]]*)\]", a.group(2))
                 members.append((a.group(1), None, dims))

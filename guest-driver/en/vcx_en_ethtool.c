@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vcx: ethtool operations of the port netdev (a small part of mlx5e's en_ethtool.c):
+ * -i (driver, firmware, bus), -S (per-ring software counters, the vport counters of
+ * QUERY_VPORT_COUNTER and out_of_buffer of the RQs' Q counter), -l/-L (combined
+ * channels, at most one per completion EQ) and -g (fixed ring sizes; -G is not offered).
+ */
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "vcx_en.h"
+
+/* One traffic_counter (packets, octets) of the vport counter set at byte offset at. */
+static u64 vcx_en_cnt(const u8 *out, u32 at, bool octets)
+{
+	return vcx_get64(out + at, octets ? VCX_TRAFFIC_CNT_OCTETS : VCX_TRAFFIC_CNT_PACKETS);
+}
+
+/* Device counters, refreshed by ethtool -S (and read by ndo_get_stats64). */
+int vcx_en_query_vport_counters(struct vcx_en_priv *priv)
+{
+	struct vcx_dev *vdev = priv->vdev;
+	struct vcx_en_vport_stats *v = &priv->vport;
+	u8 in[VCX_QUERY_VPORT_COUNTER_IN_LEN] = {};
+	u8 qin[VCX_QUERY_Q_COUNTER_IN_LEN] = {};
+	u8 qout[VCX_QUERY_Q_COUNTER_OUT_LEN] = {};
+	u8 *out;
+	int err;
+
+	out = kzalloc(VCX_QUERY_VPORT_COUNTER_OUT_LEN, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_VPORT_COUNTER);
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_VPORT_COUNTER_OUT_LEN);
+	if (!err) {
+		v->rx_errors = vcx_en_cnt(out, VCX_VPORT_CNT_RECEIVED_ERRORS_AT, false);
+		v->tx_errors = vcx_en_cnt(out, VCX_VPORT_CNT_TRANSMIT_ERRORS_AT, false);
+		v->rx_broadcast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_BROADCAST_AT, false);
+		v->rx_broadcast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_BROADCAST_AT, true);
+		v->tx_broadcast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_BROADCAST_AT, false);
+		v->tx_broadcast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_BROADCAST_AT, true);
+		v->rx_unicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_UNICAST_AT, false);
+		v->rx_unicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_UNICAST_AT, true);
+		v->tx_unicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_UNICAST_AT, false);
+		v->tx_unicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_UNICAST_AT, true);
+		v->rx_multicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_MULTICAST_AT, false);
+		v->rx_multicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_MULTICAST_AT, true);
+		v->tx_multicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_MULTICAST_AT, false);
+		v->tx_multicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_MULTICAST_AT, true);
+	}
+	kfree(out);
+	if (err || !priv->q_counter)
+		return err;
+	vcx_set(qin, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_Q_COUNTER);
+	vcx_set(qin, VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID, priv->q_counter);
+	err = vcx_cmd_exec(vdev, qin, sizeof(qin), qout, sizeof(qout));
+	if (!err)
+		v->rx_out_of_buffer = vcx_get(qout, VCX_QUERY_Q_COUNTER_OUT_OUT_OF_BUFFER);
+	return err;
+}
+
+static void vcx_en_get_drvinfo(struct net_device *ndev, struct ethtool_drvinfo *info)
+{
+	struct vcx_dev *vdev = vcx_en_priv(ndev)->vdev;
+
+	strscpy(info->driver, VCX_DRV_NAME, sizeof(info->driver));
+	snprintf(info->fw_version, sizeof(info->fw_version), "%u.%u.%u (%s)", vdev->fw_major,
+		 vdev->fw_minor, vdev->fw_subminor, vdev->board_id);
+	strscpy(info->bus_info, pci_name(vdev->pdev), sizeof(info->bus_info));
+}
+
+/* Per-ring counters: "<ring><n>_<name>". */
+static const char * const vcx_en_tx_stat_names[] = {
+	"packets", "bytes", "dropped", "csum_partial", "csum_none", "stopped", "wake",
+};
+
+static const char * const vcx_en_rx_stat_names[] = {
+	"packets", "bytes", "dropped", "csum_unnecessary", "csum_none", "alloc_fail",
+};
+
+static const char * const vcx_en_vport_stat_names[] = {
+	"rx_vport_unicast_packets", "rx_vport_unicast_bytes",
+	"tx_vport_unicast_packets", "tx_vport_unicast_bytes",
+	"rx_vport_multicast_packets", "rx_vport_multicast_bytes",
+	"tx_vport_multicast_packets", "tx_vport_multicast_bytes",
+	"rx_vport_broadcast_packets", "rx_vport_broadcast_bytes",
+	"tx_vport_broadcast_packets", "tx_vport_broadcast_bytes",
+	"rx_vport_errors", "tx_vport_errors", "rx_out_of_buffer",
+};
+
+#define VCX_EN_NUM_TX_STATS	ARRAY_SIZE(vcx_en_tx_stat_names)
+#define VCX_EN_NUM_RX_STATS	ARRAY_SIZE(vcx_en_rx_stat_names)
+#define VCX_EN_NUM_VPORT_STATS	ARRAY_SIZE(vcx_en_vport_stat_names)
+
+static int vcx_en_get_sset_count(struct net_device *ndev, int sset)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return 4 + VCX_EN_NUM_VPORT_STATS +
+	       priv->max_channels * (VCX_EN_NUM_TX_STATS + VCX_EN_NUM_RX_STATS);
+}
+
+static void vcx_en_get_strings(struct net_device *ndev, u32 sset, u8 *data)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+	int i, j;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	ethtool_sprintf(&data, "%s", "rx_packets");
+	ethtool_sprintf(&data, "%s", "rx_bytes");
+	ethtool_sprintf(&data, "%s", "tx_packets");
+	ethtool_sprintf(&data, "%s", "tx_bytes");
+	for (i = 0; i < VCX_EN_NUM_VPORT_STATS; i++)
+		ethtool_sprintf(&data, "%s", vcx_en_vport_stat_names[i]);
+	for (i = 0; i < priv->max_channels; i++) {
+		for (j = 0; j < VCX_EN_NUM_RX_STATS; j++)
+			ethtool_sprintf(&data, "rx%d_%s", i, vcx_en_rx_stat_names[j]);
+		for (j = 0; j < VCX_EN_NUM_TX_STATS; j++)
+			ethtool_sprintf(&data, "tx%d_%s", i, vcx_en_tx_stat_names[j]);
+	}
+}
+
+static void vcx_en_get_ethtool_stats(struct net_device *ndev, struct ethtool_stats *stats,
+				     u64 *data)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+	struct vcx_en_vport_stats *v = &priv->vport;
+	struct vcx_en_ring_stats s;
+	u64 *sums = data;
+	int i;
+
+	if (vcx_en_query_vport_counters(priv))
+		netdev_warn_once(ndev, "reading the vport counters failed\n");
+	data += 4;
+	*data++ = v->rx_unicast_packets;
+	*data++ = v->rx_unicast_bytes;
+	*data++ = v->tx_unicast_packets;
+	*data++ = v->tx_unicast_bytes;
+	*data++ = v->rx_multicast_packets;
+	*data++ = v->rx_multicast_bytes;
+	*data++ = v->tx_multicast_packets;
+	*data++ = v->tx_multicast_bytes;
+	*data++ = v->rx_broadcast_packets;
+	*data++ = v->rx_broadcast_bytes;
+	*data++ = v->tx_broadcast_packets;
+	*data++ = v->tx_broadcast_bytes;
+	*data++ = v->rx_errors;
+	*data++ = v->tx_errors;
+	*data++ = v->rx_out_of_buffer;
+	sums[0] = sums[1] = sums[2] = sums[3] = 0;
+	for (i = 0; i < priv->max_channels; i++) {
+		vcx_en_ring_stats_read(&priv->rx_stats[i], &s);
+		sums[0] += s.packets;
+		sums[1] += s.bytes;
+		*data++ = s.packets;
+		*data++ = s.bytes;
+		*data++ = s.dropped;
+		*data++ = s.csum_partial;
+		*data++ = s.csum_none;
+		*data++ = s.alloc_fail;
+		vcx_en_ring_stats_read(&priv->tx_stats[i], &s);
+		sums[2] += s.packets;
+		sums[3] += s.bytes;
+		*data++ = s.packets;
+		*data++ = s.bytes;
+		*data++ = s.dropped;
+		*data++ = s.csum_partial;
+		*data++ = s.csum_none;
+		*data++ = s.stopped;
+		*data++ = s.wake;
+	}
+}
+
+static void vcx_en_get_channels(struct net_device *ndev, struct ethtool_channels *ch)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+
+	ch->max_combined = priv->max_channels;
+	ch->combined_count = priv->num_channels;
+}
+
+static int vcx_en_set_channels(struct net_device *ndev, struct ethtool_channels *ch)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+
+	if (ch->rx_count || ch->tx_count || ch->other_count)
+		return -EINVAL;
+	if (!ch->combined_count || ch->combined_count > priv->max_channels)
+		return -EINVAL;
+	if (ch->combined_count == priv->num_channels)
+		return 0;
+	return vcx_en_reopen(priv, ch->combined_count, 0);
+}
+
+static void vcx_en_get_ringparam(struct net_device *ndev, struct ethtool_ringparam *ring,
+				 struct kernel_ethtool_ringparam *kring,
+				 struct netlink_ext_ack *extack)
+{
+	ring->rx_max_pending = VCX_EN_RQ_SIZE;
+	ring->tx_max_pending = VCX_EN_SQ_SIZE;
+	ring->rx_pending = VCX_EN_RQ_SIZE;
+	ring->tx_pending = VCX_EN_SQ_SIZE;
+}
+
+static u32 vcx_en_get_msglevel(struct net_device *ndev)
+{
+	return vcx_en_priv(ndev)->msg_enable;
+}
+
+static void vcx_en_set_msglevel(struct net_device *ndev, u32 val)
+{
+	vcx_en_priv(ndev)->msg_enable = val;
+}
+
+const struct ethtool_ops vcx_en_ethtool_ops = {
+	.get_drvinfo = vcx_en_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+	.get_strings = vcx_en_get_strings,
+	.get_sset_count = vcx_en_get_sset_count,
+	.get_ethtool_stats = vcx_en_get_ethtool_stats,
+	.get_channels = vcx_en_get_channels,
+	.set_channels = vcx_en_set_channels,
+	.get_ringparam = vcx_en_get_ringparam,
+	.get_msglevel = vcx_en_get_msglevel,
+	.set_msglevel = vcx_en_set_msglevel,
+};
+
+/* The address holder (no Ethernet offloads): only what identifies it. */
+const struct ethtool_ops vcx_en_holder_ethtool_ops = {
+	.get_drvinfo = vcx_en_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+};

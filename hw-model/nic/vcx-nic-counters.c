@@ -1,0 +1,177 @@
+/*
+ * vcx: Q counters (ALLOC/DEALLOC/QUERY_Q_COUNTER) and the vport counters
+ * (QUERY_VPORT_COUNTER), PRM "Counters".
+ *
+ * A Q counter counts for the RQs that name it (rqc.counter_set_id): out_of_buffer, the
+ * frames steered to one of them that found no receive WQE posted. Its RDMA counters read
+ * 0: the transport engine does not count into Q counters yet. The vport counters count
+ * the Ethernet traffic of the port by destination address kind (unicast, multicast,
+ * broadcast; packets and octets, FCS excluded), frames received that were dropped as
+ * malformed or too long (received_errors) and frames the SQs could not send because the
+ * link was down (transmit_errors). clear in the input returns the values and zeroes them.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "hw/vcx/trace.h"
+#include "vcx-nic.h"
+
+enum {
+    SYND_QC_FULL = 0xd0,
+    SYND_QC_NONE,
+    SYND_QC_BUSY,
+    SYND_QC_VPORT,
+    SYND_QC_AGGREGATE,
+    SYND_VC_VPORT = 0xe0,
+    SYND_VC_PORT,
+};
+
+uint8_t vcx_cmd_alloc_q_counter(VcxState *s, VcxCmd *cmd)
+{
+    VcxNic *n = vcx_nic(s);
+    VcxQCounter *qc;
+
+    if (n->qcs.count >= VCX_NIC_MAX_QCOUNTERS) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_EXCEED_LIM, SYND_QC_FULL,
+                            "all %u Q counters in use (max_qp_cnt)", VCX_NIC_MAX_QCOUNTERS);
+    }
+    qc = g_new0(VcxQCounter, 1);
+    if (!vcx_obj_alloc(&n->qcs, qc, &qc->id)) {
+        g_free(qc);
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_EXCEED_LIM, SYND_QC_FULL,
+                            "all %u Q counters in use (max_qp_cnt)", VCX_NIC_MAX_QCOUNTERS);
+    }
+    vcx_set(cmd->out, VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID, qc->id);
+    trace_vcx_nic_obj("Q counter", "alloc", qc->id);
+    return VCX_CMD_STAT_OK;
+}
+
+void vcx_qc_free(VcxState *s, VcxQCounter *qc)
+{
+    vcx_obj_remove(&vcx_nic(s)->qcs, qc->id);
+    g_free(qc);
+}
+
+uint8_t vcx_cmd_dealloc_q_counter(VcxState *s, VcxCmd *cmd)
+{
+    uint32_t id = vcx_get(cmd->in, VCX_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID);
+    VcxQCounter *qc = vcx_qc_get(s, id);
+
+    if (!qc) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QC_NONE,
+                            "counter_set_id %u is not allocated", id);
+    }
+    if (qc->refs) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_QC_BUSY,
+                            "Q counter %u still counts for %u RQs", id, qc->refs);
+    }
+    trace_vcx_nic_obj("Q counter", "dealloc", id);
+    vcx_qc_free(s, qc);
+    return VCX_CMD_STAT_OK;
+}
+
+uint8_t vcx_cmd_query_q_counter(VcxState *s, VcxCmd *cmd)
+{
+    uint32_t id = vcx_get(cmd->in, VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID);
+    VcxQCounter *qc = vcx_qc_get(s, id);
+
+    if (vcx_get(cmd->in, VCX_QUERY_Q_COUNTER_IN_OTHER_VPORT)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QC_VPORT,
+                            "other_vport: no eswitch");
+    }
+    if (vcx_get(cmd->in, VCX_QUERY_Q_COUNTER_IN_AGGREGATE)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QC_AGGREGATE,
+                            "aggregate: q_counter_aggregation is 0");
+    }
+    if (!qc) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QC_NONE,
+                            "counter_set_id %u is not allocated", id);
+    }
+    vcx_set(cmd->out, VCX_QUERY_Q_COUNTER_OUT_OUT_OF_BUFFER, qc->out_of_buffer);
+    if (vcx_get(cmd->in, VCX_QUERY_Q_COUNTER_IN_CLEAR)) {
+        qc->out_of_buffer = 0;
+    }
+    return VCX_CMD_STAT_OK;
+}
+
+static void vcx_traffic(uint8_t *out, uint32_t at, uint64_t *pkts, uint64_t *bytes,
+                        bool clear)
+{
+    vcx_set64(out + at, VCX_TRAFFIC_CNT_PACKETS, *pkts);
+    vcx_set64(out + at, VCX_TRAFFIC_CNT_OCTETS, *bytes);
+    if (clear) {
+        *pkts = *bytes = 0;
+    }
+}
+
+uint8_t vcx_cmd_query_vport_counter(VcxState *s, VcxCmd *cmd)
+{
+    VcxNicStats *st = &vcx_nic(s)->st;
+    bool clear = vcx_get(cmd->in, VCX_QUERY_VPORT_COUNTER_IN_CLEAR);
+    uint32_t port = vcx_get(cmd->in, VCX_QUERY_VPORT_COUNTER_IN_PORT_NUM);
+    uint8_t *o = cmd->out;
+    uint8_t status = vcx_nic_vport_check(cmd, VCX_QUERY_VPORT_COUNTER_IN_OTHER_VPORT,
+                                         VCX_QUERY_VPORT_COUNTER_IN_VPORT_NUMBER,
+                                         SYND_VC_VPORT);
+
+    if (status) {
+        return status;
+    }
+    if (port > VCX_PORT_NUM) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_VC_PORT,
+                            "port_num %u: the device has port %u only", port,
+                            VCX_PORT_NUM);
+    }
+    vcx_traffic(o, VCX_VPORT_CNT_RECEIVED_ERRORS_AT, &st->rx_err_pkts, &st->rx_err_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_TRANSMIT_ERRORS_AT, &st->tx_err_pkts, &st->tx_err_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_RX_ETH_BROADCAST_AT, &st->rx_bc_pkts, &st->rx_bc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_TX_ETH_BROADCAST_AT, &st->tx_bc_pkts, &st->tx_bc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_RX_ETH_UNICAST_AT, &st->rx_uc_pkts, &st->rx_uc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_TX_ETH_UNICAST_AT, &st->tx_uc_pkts, &st->tx_uc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_RX_ETH_MULTICAST_AT, &st->rx_mc_pkts, &st->rx_mc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_TX_ETH_MULTICAST_AT, &st->tx_mc_pkts, &st->tx_mc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_LOCAL_LOOPBACK_AT, &st->lb_pkts, &st->lb_bytes, clear);
+    return VCX_CMD_STAT_OK;
+}
+
+static void vcx_count(const uint8_t *f, uint32_t len, uint64_t *uc, uint64_t *ucb,
+                      uint64_t *mc, uint64_t *mcb, uint64_t *bc, uint64_t *bcb)
+{
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+    if (!memcmp(f, bcast, 6)) {
+        (*bc)++;
+        *bcb += len;
+    } else if (f[0] & 1) {
+        (*mc)++;
+        *mcb += len;
+    } else {
+        (*uc)++;
+        *ucb += len;
+    }
+}
+
+void vcx_nic_count_rx(VcxState *s, const uint8_t *f, uint32_t len)
+{
+    VcxNicStats *st = &vcx_nic(s)->st;
+
+    vcx_count(f, len, &st->rx_uc_pkts, &st->rx_uc_bytes, &st->rx_mc_pkts, &st->rx_mc_bytes,
+              &st->rx_bc_pkts, &st->rx_bc_bytes);
+}
+
+void vcx_nic_count_tx(VcxState *s, const uint8_t *f, uint32_t len)
+{
+    VcxNicStats *st = &vcx_nic(s)->st;
+
+    vcx_count(f, len, &st->tx_uc_pkts, &st->tx_uc_bytes, &st->tx_mc_pkts, &st->tx_mc_bytes,
+              &st->tx_bc_pkts, &st->tx_bc_bytes);
+}

@@ -1,0 +1,456 @@
+/*
+ * vcx: the Ethernet send path: SQ doorbells, send WQEs to frames, checksum offload,
+ * where a frame goes, send completions and the SQ error state (PRM "Send Queue",
+ * "Ethernet Segment").
+ *
+ * A send WQE is a control segment (opcode SEND 0x0a or NOP 0x00, WQE index, SQ number,
+ * ds count, fm_ce_se), then for SEND the Ethernet segment (cs_flags, mss, inline_hdr_sz
+ * and the first 2 inline header bytes, the rest continuing in the following 16-byte
+ * units), then data segments (byte_count, lkey, address). The frame is the inline bytes
+ * followed by the data segments' bytes, read through memory keys of the SQ's PD with
+ * local read (the WQE fails with LOCAL_PROT_ERR otherwise); frames under 60 bytes are
+ * padded, frames over the vport MTU + 18 fail with LOCAL_LENGTH_ERR, LSO (mss != 0), an
+ * unknown opcode or a ds count that does not fit fail with LOCAL_QP_OP_ERR. A failed WQE
+ * completes with an error CQE (REQ_ERR, always, whatever the WQE asked), the SQ goes to
+ * ERR and, with flush_in_error_en, every WQE still posted completes with WR_FLUSH_ERR.
+ * Otherwise a CQE (REQ, wqe_counter = the WQE's index) is written only when fm_ce_se asks
+ * for one (CQ_UPDATE).
+ *
+ * Destinations, as the port's embedded switch decides: a unicast frame to the port's
+ * own MAC loops back to local receive and does not leave; multicast and broadcast go to
+ * the wire and loop back too (TIRs blocking self loopback drop their own); everything
+ * else goes to the wire, the netdev (nowhere without one). With the link down frames are
+ * dropped and counted as transmit errors; the WQEs still complete.
+ *
+ * The executor runs SQs from its run queue (vcx_nic_tx_run) within the run's budget: an
+ * SQ doorbell only queues the SQ.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "net/net.h"
+#include "hw/vcx/trace.h"
+#include "vcx-nic.h"
+
+#define VCX_NIC_SQ_RUN_WQES     32u     /* one SQ's turn before the next SQ's */
+
+/*
+ * Checksums (RFC 1071 ones' complement sums)
+ */
+
+static uint32_t vcx_csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
+{
+    for (uint32_t i = 0; i + 1 < len; i += 2) {
+        sum += p[i] << 8 | p[i + 1];
+    }
+    if (len & 1) {
+        sum += p[len - 1] << 8;
+    }
+    return sum;
+}
+
+static uint16_t vcx_csum_fold(uint32_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return sum;
+}
+
+/*
+ * The L3 (IPv4 header) and L4 (TCP/UDP over IPv4 or IPv6) checksums a send WQE's
+ * cs_flags ask for, computed from scratch: whatever the checksum field held (the stack
+ * leaves a pseudo-header sum or 0) is ignored. Frames that are not IPv4/IPv6 with TCP or
+ * UDP are left as they are, as hardware leaves what it cannot parse.
+ */
+void vcx_nic_csum_offload(uint8_t *f, uint32_t len, uint8_t cs_flags)
+{
+    uint32_t l3 = 14, l4, l4_len, sum = 0;
+    uint16_t type;
+    uint8_t proto;
+
+    if (len < 14) {
+        return;
+    }
+    type = f[12] << 8 | f[13];
+    if (type == 0x8100 && len >= 18) {
+        type = f[16] << 8 | f[17];
+        l3 = 18;
+    }
+    if (type == 0x0800 && len >= l3 + 20 && (f[l3] >> 4) == 4) {
+        uint32_t ihl = (f[l3] & 0xf) * 4;
+        uint32_t tot = f[l3 + 2] << 8 | f[l3 + 3];
+
+        if (ihl < 20 || len < l3 + ihl) {
+            return;
+        }
+        if (cs_flags & VCX_ETH_CS_L3) {
+            f[l3 + 10] = f[l3 + 11] = 0;
+            stw_be_p(f + l3 + 10, ~vcx_csum_fold(vcx_csum_add(0, f + l3, ihl)));
+        }
+        if (((f[l3 + 6] << 8 | f[l3 + 7]) & 0x3fff) || tot < ihl) {
+            return;                     /* a fragment: no L4 header to complete */
+        }
+        proto = f[l3 + 9];
+        l4 = l3 + ihl;
+        l4_len = MIN(tot, len - l3) - ihl;
+        sum = vcx_csum_add(0, f + l3 + 12, 8);
+    } else if (type == 0x86dd && len >= l3 + 40 && (f[l3] >> 4) == 6) {
+        proto = f[l3 + 6];
+        l4 = l3 + 40;
+        l4_len = MIN((uint32_t)(f[l3 + 4] << 8 | f[l3 + 5]), len - l4);
+        sum = vcx_csum_add(0, f + l3 + 8, 32);
+    } else {
+        return;
+    }
+    if (!(cs_flags & VCX_ETH_CS_L4)) {
+        return;
+    }
+    if (proto == 6 && l4_len >= 20) {
+        f[l4 + 16] = f[l4 + 17] = 0;
+        sum += 6 + l4_len;
+        stw_be_p(f + l4 + 16, ~vcx_csum_fold(vcx_csum_add(sum, f + l4, l4_len)));
+    } else if (proto == 17 && l4_len >= 8) {
+        uint16_t c;
+
+        f[l4 + 6] = f[l4 + 7] = 0;
+        sum += 17 + l4_len;
+        c = ~vcx_csum_fold(vcx_csum_add(sum, f + l4, l4_len));
+        stw_be_p(f + l4 + 6, c ? c : 0xffff);   /* UDP: 0 means "no checksum" */
+    }
+}
+
+/*
+ * Doorbell and run queue
+ */
+
+/* Queue an SQ with WQEs posted, or an SQ or RQ in ERR with WQEs to flush. */
+void vcx_nic_wq_kick(VcxState *s, VcxNicWq *sq)
+{
+    VcxNic *n = vcx_nic(s);
+
+    if (!sq->kicked) {
+        sq->kicked = true;
+        QTAILQ_INSERT_TAIL(&n->runq, sq, run_link);
+    }
+    qemu_bh_schedule(s->objs->bh);
+}
+
+void vcx_nic_doorbell(VcxState *s, uint32_t uar, uint32_t sqn, uint64_t value)
+{
+    VcxNicWq *sq = vcx_sq_get(s, sqn);
+
+    if (!sq) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: SQ doorbell on UAR %u for SQ 0x%x, which does "
+                      "not exist\n", uar, sqn);
+        trace_vcx_err_sq_doorbell(uar, sqn, "no such SQ");
+        return;
+    }
+    if (vcx_get(sq->ctx + VCX_SQC_WQ_AT, VCX_WQ_UAR_PAGE) != uar) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: SQ doorbell for SQ 0x%x on UAR %u, but the SQ "
+                      "uses UAR %u: ignored\n", sqn, uar,
+                      vcx_get(sq->ctx + VCX_SQC_WQ_AT, VCX_WQ_UAR_PAGE));
+        trace_vcx_err_sq_doorbell(uar, sqn, "wrong UAR");
+        return;
+    }
+    trace_vcx_sq_doorbell(sqn, (value >> 40) & 0xffff);
+    /* at most a ring's worth per doorbell: a counter run past the WQEs stops there */
+    sq->allow = 1u << sq->log_wq_sz;
+    vcx_nic_wq_kick(s, sq);
+}
+
+/*
+ * Completions and errors
+ */
+
+static void vcx_nic_sq_cqe(VcxState *s, VcxNicWq *sq, uint8_t cqe_op, uint8_t synd,
+                           uint16_t index, uint8_t wqe_op)
+{
+    uint8_t cqe[VCX_CQE_SIZE] = { 0 };
+
+    vcx_set(cqe, VCX_CQE_SOP_OPCODE, wqe_op);
+    vcx_set(cqe, VCX_CQE_QPN, sq->num);
+    vcx_set(cqe, VCX_CQE_WQE_COUNTER, index);
+    if (cqe_op == VCX_CQE_REQ_ERR) {
+        vcx_set(cqe, VCX_CQE_SYNDROME, synd);
+    }
+    cqe[VCX_CQE_OP_OWN_BYTE] = cqe_op << 4;
+    vcx_cq_post(s, sq->cq, cqe, false);
+}
+
+static void vcx_nic_sq_fail(VcxState *s, VcxNicWq *sq, uint16_t index, uint8_t wqe_op,
+                            uint8_t synd, const char *why)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "vcx: SQ 0x%x WQE 0x%x (opcode 0x%x): %s: error CQE "
+                  "syndrome 0x%x, SQ to ERR\n", sq->num, index, wqe_op, why, synd);
+    trace_vcx_err_nic_wqe(sq->num, index, why);
+    vcx_nic_sq_cqe(s, sq, VCX_CQE_REQ_ERR, synd, index, wqe_op);
+    sq->state = VCX_SQC_STATE_ERR;
+    sq->flushing = sq->flush_in_error;
+}
+
+static MemTxResult vcx_nic_sq_read(VcxState *s, VcxNicWq *sq, uint16_t bb, uint8_t *buf,
+                                   uint32_t nbb)
+{
+    uint32_t size = 1u << sq->log_wq_sz;
+
+    for (uint32_t i = 0; i < nbb; i++) {
+        uint64_t off = (uint64_t)((bb + i) & (size - 1)) << VCX_SEND_WQEBB_SHIFT;
+        MemTxResult r = vcx_qbuf_read(s, &sq->buf, off, buf + i * VCX_SEND_WQEBB,
+                                      VCX_SEND_WQEBB);
+
+        if (r != MEMTX_OK) {
+            return r;
+        }
+    }
+    return MEMTX_OK;
+}
+
+/*
+ * The frame of a SEND WQE into n->frame; 0 or the error CQE syndrome (why says what).
+ */
+static uint8_t vcx_nic_build(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32_t ds,
+                             uint8_t *frame, uint32_t *flen, uint8_t *cs, const char **why)
+{
+    const uint8_t *eth = wqe + VCX_WQE_CTRL_SIZE;
+    uint32_t ihs = vcx_get(eth, VCX_ETH_SEG_INLINE_HDR_SZ);
+    uint32_t max = s->port.vport_mtu + 18;
+    uint32_t end = ds * VCX_WQE_DS, off, len;
+
+    if (ds < 2) {
+        *why = "SEND WQE without an Ethernet segment";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (vcx_get(eth, VCX_ETH_SEG_MSS)) {
+        *why = "LSO (mss != 0): max_lso_cap is 0";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    *cs = vcx_get(eth, VCX_ETH_SEG_CS_FLAGS);
+    if (*cs & (VCX_ETH_CS_L3_INNER | VCX_ETH_CS_L4_INNER)) {
+        *why = "inner checksum flags: no tunnel offloads";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (ihs > end - VCX_WQE_CTRL_SIZE - VCX_ETH_SEG_INLINE_HDR_AT) {
+        *why = "inline headers beyond the WQE";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (ihs > max) {
+        *why = "frame longer than the vport MTU";
+        return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
+    }
+    memcpy(frame, eth + VCX_ETH_SEG_INLINE_HDR_AT, ihs);
+    len = ihs;
+    off = VCX_WQE_CTRL_SIZE + VCX_ETH_SEG_SIZE;
+    if (ihs > 2) {
+        off += ROUND_UP(ihs - 2, VCX_WQE_DS);
+    }
+    for (; off + VCX_WQE_DATA_SEG_SIZE <= end; off += VCX_WQE_DATA_SEG_SIZE) {
+        const uint8_t *d = wqe + off;
+        uint32_t bc = vcx_get(d, VCX_WQE_DATA_BYTE_COUNT);
+        uint32_t lkey = vcx_get(d, VCX_WQE_DATA_LKEY);
+        uint64_t va = vcx_get64(d, VCX_WQE_DATA_ADDR);
+        uint32_t n = bc ? bc : 0x80000000u;     /* 0 means 2^31 bytes */
+        VcxMkey *mk;
+
+        if (bc & VCX_WQE_INLINE_FLAG) {
+            *why = "inline data segment: headers go in the Ethernet segment";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        if (n > max - len) {
+            *why = "frame longer than the vport MTU";
+            return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
+        }
+        mk = vcx_mkey_check(s, lkey, sq->pdn, sq->num, va, n, VCX_ACC_LOCAL_READ, why);
+        if (!mk) {
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        if (vcx_mkey_rw(s, mk, va, frame + len, n, false) != MEMTX_OK) {
+            *why = "gather DMA failed";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        len += n;
+    }
+    if (off != end) {
+        *why = "ds count ends inside a data segment";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (len < 14) {
+        *why = "frame shorter than an Ethernet header";
+        return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
+    }
+    if (len < VCX_NIC_MIN_FRAME) {
+        memset(frame + len, 0, VCX_NIC_MIN_FRAME - len);
+        len = VCX_NIC_MIN_FRAME;
+    }
+    *flen = len;
+    return 0;
+}
+
+/* Where a built frame goes: the wire, local receive (with its transport domain), both. */
+static void vcx_nic_xmit(VcxState *s, VcxNicWq *sq, const uint8_t *f, uint32_t len)
+{
+    VcxNic *n = vcx_nic(s);
+    bool group = f[0] & 1;
+    bool own = !memcmp(f, s->port.mac, 6);
+
+    if (!vcx_port_oper_up(s)) {
+        n->st.tx_err_pkts++;
+        n->st.tx_err_bytes += len;
+        trace_vcx_nic_tx(sq->num, len, "link down: dropped");
+        return;
+    }
+    vcx_nic_count_tx(s, f, len);
+    n->st.nic_tx++;
+    if (group || own) {
+        n->st.lb_pkts++;
+        n->st.lb_bytes += len;
+        vcx_nic_loopback(s, f, len, sq->tis ? sq->tis->tdn : 0);
+    }
+    if (!own && s->nic) {
+        qemu_send_packet(qemu_get_queue(s->nic), f, len);
+    }
+    trace_vcx_nic_tx(sq->num, len, own ? "loopback" : group ? "wire and loopback" :
+                     s->nic ? "wire" : "no netdev");
+}
+
+/* Flush the WQEs posted to an SQ in ERR: one WR_FLUSH_ERR CQE each, within the budget. */
+static bool vcx_nic_sq_flush(VcxState *s, VcxNicWq *sq, VcxBudget *b)
+{
+    uint32_t size = 1u << sq->log_wq_sz;
+
+    while (sq->ci != sq->pi) {
+        uint8_t ctrl[VCX_SEND_WQEBB];
+        uint32_t ds, nbb;
+
+        if (!b->wqes) {
+            return true;
+        }
+        b->wqes--;
+        if (vcx_nic_sq_read(s, sq, sq->ci, ctrl, 1) != MEMTX_OK) {
+            break;
+        }
+        ds = vcx_get(ctrl, VCX_WQE_CTRL_DS_CNT);
+        nbb = MAX(1u, DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB));
+        vcx_nic_sq_cqe(s, sq, VCX_CQE_REQ_ERR, VCX_CQE_SYND_WR_FLUSH_ERR,
+                       vcx_get(ctrl, VCX_WQE_CTRL_WQE_INDEX),
+                       vcx_get(ctrl, VCX_WQE_CTRL_OPCODE));
+        sq->ci += MIN(nbb, (uint16_t)(sq->pi - sq->ci));
+        if (nbb > size) {
+            break;
+        }
+    }
+    sq->flushing = false;
+    return false;
+}
+
+/* Run one SQ up to its producer counter or its share of the budget; true: work left. */
+static bool vcx_nic_sq_run(VcxState *s, VcxNicWq *sq, VcxBudget *b)
+{
+    VcxNic *n = vcx_nic(s);
+    uint32_t size = 1u << sq->log_wq_sz, turn = VCX_NIC_SQ_RUN_WQES;
+    uint8_t wqe[VCX_SEND_WQE_MAX_WQEBBS * VCX_SEND_WQEBB];
+    uint32_t pi;
+
+    if (sq->state == VCX_SQC_STATE_ERR && sq->flushing) {
+        if (vcx_dbr_read(s, sq->dbr_addr + VCX_QP_DBR_SEND, &pi) == MEMTX_OK) {
+            sq->pi = pi;
+        }
+        return vcx_nic_sq_flush(s, sq, b);
+    }
+    if (sq->state != VCX_SQC_STATE_RDY) {
+        return false;
+    }
+    if (vcx_dbr_read(s, sq->dbr_addr + VCX_QP_DBR_SEND, &pi) != MEMTX_OK) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: SQ 0x%x doorbell record at 0x%" PRIx64
+                      " not readable\n", sq->num, sq->dbr_addr);
+        trace_vcx_err_nic_wqe(sq->num, sq->ci, "doorbell record not readable");
+        return false;
+    }
+    if ((uint16_t)(pi - sq->ci) > size && sq->pi != (uint16_t)pi) {
+        qemu_log_mask(LOG_GUEST_ERROR, "vcx: SQ 0x%x producer counter 0x%x is more than %u "
+                      "WQEBBs ahead of 0x%x\n", sq->num, pi & 0xffff, size, sq->ci);
+        trace_vcx_err_nic_wqe(sq->num, sq->ci, "producer counter beyond the ring");
+    }
+    sq->pi = pi;
+    while (sq->ci != sq->pi && sq->state == VCX_SQC_STATE_RDY && sq->allow) {
+        uint32_t ds, nbb, flen = 0;
+        uint16_t index;
+        uint8_t op, synd = 0, cs = 0;
+        const char *why = NULL;
+
+        if (!b->wqes || !b->bytes || !turn) {
+            return true;
+        }
+        b->wqes--;
+        turn--;
+        if (vcx_nic_sq_read(s, sq, sq->ci, wqe, 1) != MEMTX_OK) {
+            vcx_nic_sq_fail(s, sq, sq->ci, 0, VCX_CQE_SYND_LOCAL_PROT_ERR,
+                            "WQE not readable");
+            sq->ci++;
+            break;
+        }
+        op = vcx_get(wqe, VCX_WQE_CTRL_OPCODE);
+        index = vcx_get(wqe, VCX_WQE_CTRL_WQE_INDEX);
+        ds = vcx_get(wqe, VCX_WQE_CTRL_DS_CNT);
+        nbb = DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB);
+        if (!ds || nbb > VCX_SEND_WQE_MAX_WQEBBS || nbb > size ||
+            nbb > (uint16_t)(sq->pi - sq->ci)) {
+            vcx_nic_sq_fail(s, sq, index, op, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
+                            "ds count 0 or beyond the WQEs posted");
+            sq->ci++;
+            break;
+        }
+        if (vcx_get(wqe, VCX_WQE_CTRL_QPN) != sq->num) {
+            why = "control segment names another SQ";
+            synd = VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        } else if (op == VCX_OPCODE_SEND) {
+            if (nbb > 1 && vcx_nic_sq_read(s, sq, sq->ci + 1, wqe + VCX_SEND_WQEBB,
+                                           nbb - 1) != MEMTX_OK) {
+                why = "WQE not readable";
+                synd = VCX_CQE_SYND_LOCAL_PROT_ERR;
+            } else {
+                synd = vcx_nic_build(s, sq, wqe, ds, n->frame, &flen, &cs, &why);
+            }
+        } else if (op != VCX_OPCODE_NOP) {
+            why = "opcode is neither SEND nor NOP";
+            synd = VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        if (synd) {
+            vcx_nic_sq_fail(s, sq, index, op, synd, why);
+            sq->ci += nbb;
+            break;
+        }
+        if (op == VCX_OPCODE_SEND) {
+            vcx_nic_csum_offload(n->frame, flen, cs);
+            vcx_nic_xmit(s, sq, n->frame, flen);
+            b->bytes -= MIN(b->bytes, flen);
+        }
+        sq->ci += nbb;
+        sq->allow -= MIN(sq->allow, nbb);
+        if (vcx_get(wqe, VCX_WQE_CTRL_FM_CE_SE) & VCX_WQE_CE_CQE) {   /* CQ_UPDATE */
+            vcx_nic_sq_cqe(s, sq, VCX_CQE_REQ, 0, index, op);
+        }
+    }
+    if (sq->state == VCX_SQC_STATE_ERR && sq->flushing) {
+        return true;
+    }
+    return false;
+}
+
+bool vcx_nic_tx_run(VcxState *s, VcxBudget *b)
+{
+    VcxNic *n = vcx_nic(s);
+    VcxNicWq *sq;
+
+    while (b->wqes && b->bytes && !s->reset_pending && (sq = QTAILQ_FIRST(&n->runq))) {
+        QTAILQ_REMOVE(&n->runq, sq, run_link);
+        sq->kicked = false;
+        if (sq->is_sq ? vcx_nic_sq_run(s, sq, b) : vcx_nic_rq_flush(s, sq, b)) {
+            sq->kicked = true;
+            QTAILQ_INSERT_TAIL(&n->runq, sq, run_link);
+        }
+    }
+    return !QTAILQ_EMPTY(&n->runq);
+}

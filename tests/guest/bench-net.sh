@@ -1,0 +1,82 @@
+#!/bin/bash
+# TCP throughput between two VMs (./vcx bench --net, docs/performance.md): iperf3 over vcx0
+# on the vcx link and over eth0 (virtio-net) on the runner's other link, both
+# -netdev dgram on 127.0.0.1, in the same boot, at MTU 1500 and 9000, vm0 sending and
+# receiving (-R). Each measurement runs vcx0 then virtio-net, so both see the same state
+# of a machine shared with other work. Both VMs run this script: vm1 serves, vm0 measures
+# and prints one CSV line per measurement
+#   BENCH,<test>,<device>,<value>,<unit>
+# then a table (test | vcx0 | virtio-net | vcx/virtio) that starts with a line "TCP
+# throughput between two VMs" and ends with an empty line. BENCH_SECONDS: the length of
+# each iperf3 run (default 10). No figure is compared with a threshold.
+. "$(dirname "$0")/lib.sh"
+
+SECS=${BENCH_SECONDS:-10}
+[[ "$SECS" =~ ^[1-9][0-9]*$ ]] || fail "BENCH_SECONDS must be a positive integer"
+[ "${VCX_VMS:-1}" = 2 ] || fail "bench-net.sh needs two VMs (./vcx vm --vms 2)"
+me=$VCX_VM_INDEX
+[ "${VCX_LINK_IF:-}" = vcx0 ] || fail "vm$me: vcx0 is not on the vcx link (found '${VCX_LINK_IF:-none}')"
+[ -e /sys/class/net/eth0 ] || fail "vm$me: no eth0"
+declare -A dev=([vcx0]=vcx0 [virtio-net]=eth0) peer=([vcx0]=192.168.77.2 [virtio-net]=169.254.77.2)
+DEVS=(vcx0 virtio-net)
+MTUS=(1500 9000)
+WAIT=$((SECS * 20 + 600))
+
+set_mtu() {
+	local d
+	for d in vcx0 eth0; do
+		ip link set "$d" mtu "$1" || fail "ip link set $d mtu $1"
+	done
+}
+
+if [ "$me" = 1 ]; then
+	iperf3 -s >/tmp/iperf3-server.log 2>&1 &
+	vm_signal ready
+	for mtu in "${MTUS[@]}"; do
+		vm_wait "mtu-$mtu" $WAIT >/dev/null
+		set_mtu "$mtu"
+		vm_signal "mtu-$mtu"
+	done
+	vm_wait done $WAIT >/dev/null
+	echo "# vm1: served"
+	exit 0
+fi
+
+vm_wait ready 300 >/dev/null
+echo "# iperf3 -t $SECS -O 1 (the first second, slow start, not counted), TCP, one stream, vm0 <-> vm1; vcx0: vcx link, virtio-net: eth0"
+declare -A result
+tests=()
+for mtu in "${MTUS[@]}"; do
+	set_mtu "$mtu"
+	vm_signal "mtu-$mtu"
+	vm_wait "mtu-$mtu" $WAIT >/dev/null
+	for dir in send recv; do
+		test=tcp-$mtu-$dir
+		tests+=("$test")
+		for d in "${DEVS[@]}"; do
+			opts=()
+			[ $dir = send ] || opts=(-R)
+			# The path must carry full frames before the run (MTU on both ends).
+			ping -M do -s $((mtu - 28)) -c 1 -W 2 -w 20 "${peer[$d]}" >/dev/null ||
+				fail "$d: no $mtu-byte path to ${peer[$d]}"
+			out=$(timeout $((SECS + 90)) iperf3 -c "${peer[$d]}" -t "$SECS" -O 1 -J "${opts[@]}" 2>&1) ||
+				fail "iperf3 $test over $d: $(tail -5 <<<"$out")"
+			bps=$(python3 -c 'import json, sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])' <<<"$out") ||
+				fail "iperf3 $test over $d: no result in its output: $(head -c 400 <<<"$out")"
+			v=$(awk -v b="$bps" 'BEGIN { printf "%.1f", b / 1e6 }')
+			awk -v v="$v" 'BEGIN { exit !(v > 0) }' || fail "iperf3 $test over $d: $v Mbit/s"
+			result[$test,$d]=$v
+			echo "BENCH,$test,$d,$v,Mbit/s"
+		done
+	done
+done
+vm_signal done
+
+echo
+echo "TCP throughput between two VMs (iperf3, Mbit/s; send: vm0 -> vm1, recv: vm1 -> vm0)"
+printf '%-20s %12s %12s %12s\n' test vcx0 virtio-net vcx/virtio
+for t in "${tests[@]}"; do
+	printf '%-20s %12s %12s %12s\n' "$t" "${result[$t,vcx0]}" "${result[$t,virtio-net]}" \
+		"$(awk -v a="${result[$t,vcx0]}" -v b="${result[$t,virtio-net]}" 'BEGIN { printf "%.2f", a / b }')"
+done
+echo
