@@ -17,7 +17,7 @@ SECS=${BENCH_SECONDS:-10}
 me=$VCX_VM_INDEX
 [ "${VCX_LINK_IF:-}" = vcx0 ] || fail "vm$me: vcx0 is not on the vcx link (found '${VCX_LINK_IF:-none}')"
 [ -e /sys/class/net/eth0 ] || fail "vm$me: no eth0"
-declare -A dev=([vcx0]=vcx0 [virtio-net]=eth0) peer=([vcx0]=192.168.77.2 [virtio-net]=169.254.77.2)
+declare -A peer=([vcx0]=192.168.77.2 [virtio-net]=169.254.77.2)
 DEVS=(vcx0 virtio-net)
 MTUS=(1500 9000)
 WAIT=$((SECS * 20 + 600))
