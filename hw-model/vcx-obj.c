@@ -78,9 +78,9 @@ const VcxCmdDesc *vcx_obj_cmd_lookup(uint16_t opcode)
  * Number tables
  */
 
-static void vcx_obj_table_init(VcxObjTable *t, uint32_t log_size, uint32_t first)
+void vcx_obj_table_init(VcxObjTable *t, uint32_t size, uint32_t first)
 {
-    t->size = 1u << log_size;
+    t->size = size;
     t->first = first;
     t->next = first;
     t->count = 0;
@@ -275,27 +275,16 @@ void vcx_obj_init(VcxState *s)
 {
     VcxObjects *o = g_new0(VcxObjects, 1);
 
-    vcx_obj_table_init(&o->pds, VCX_LOG_MAX_PD, 1);
-    vcx_obj_table_init(&o->mkeys, VCX_LOG_MAX_MKEY, 1);
-    vcx_obj_table_init(&o->cqs, VCX_LOG_MAX_CQ, 1);
-    vcx_obj_table_init(&o->qps, VCX_LOG_MAX_QP, VCX_FIRST_QPN);
-    vcx_obj_table_init(&o->srqs, VCX_LOG_MAX_SRQ, 1);
-    vcx_obj_table_init(&o->xrcds, VCX_LOG_MAX_XRCD, 1);
+    vcx_obj_table_init(&o->pds, 1u << VCX_LOG_MAX_PD, 1);
+    vcx_obj_table_init(&o->mkeys, 1u << VCX_LOG_MAX_MKEY, 1);
+    vcx_obj_table_init(&o->cqs, 1u << VCX_LOG_MAX_CQ, 1);
+    vcx_obj_table_init(&o->qps, 1u << VCX_LOG_MAX_QP, VCX_FIRST_QPN);
+    vcx_obj_table_init(&o->srqs, 1u << VCX_LOG_MAX_SRQ, 1);
+    vcx_obj_table_init(&o->xrcds, 1u << VCX_LOG_MAX_XRCD, 1);
     s->objs = o;
     vcx_xport_init(s);
     vcx_nic_init(s);
 }
-
-/* Free every object still in a table (each free function takes the object's type). */
-#define VCX_OBJ_TABLE_DRAIN(s, table, free_fn)                      \
-    do {                                                            \
-        for (uint32_t i_ = 0; i_ < (table)->size; i_++) {           \
-            if ((table)->slot[i_]) {                                \
-                free_fn((s), (table)->slot[i_]);                    \
-            }                                                       \
-        }                                                           \
-        (table)->next = (table)->first;                             \
-    } while (0)
 
 /* Drop every object, users before what they use. */
 void vcx_obj_reset(VcxState *s)

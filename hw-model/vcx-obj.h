@@ -56,6 +56,17 @@ typedef struct VcxObjTable {
     uint32_t count;
 } VcxObjTable;
 
+/* Free every object still in a table (each free function takes the object's type). */
+#define VCX_OBJ_TABLE_DRAIN(s, table, free_fn)                      \
+    do {                                                            \
+        for (uint32_t i_ = 0; i_ < (table)->size; i_++) {           \
+            if ((table)->slot[i_]) {                                \
+                free_fn((s), (table)->slot[i_]);                    \
+            }                                                       \
+        }                                                           \
+        (table)->next = (table)->first;                             \
+    } while (0)
+
 /* Guest memory of a queue: PAS pages of 2^page_shift bytes, starting offset bytes in. */
 typedef struct VcxQBuf {
     uint32_t npas;
@@ -230,6 +241,8 @@ static inline VcxObjects *vcx_objs(VcxState *s)
 }
 
 /* vcx-obj.c: tables, queue buffers, command table, lifecycle */
+/* A table of numbers first..size-1, all free. */
+void vcx_obj_table_init(VcxObjTable *t, uint32_t size, uint32_t first);
 void *vcx_obj_get(VcxObjTable *t, uint32_t n);
 bool vcx_obj_alloc(VcxObjTable *t, void *obj, uint32_t *n);
 void vcx_obj_remove(VcxObjTable *t, uint32_t n);

@@ -162,17 +162,11 @@ uint8_t vcx_cmd_query_rq(VcxState *s, VcxCmd *cmd)
 {
     uint32_t rqn = vcx_get(cmd->in, VCX_OBJ_NUMBER);
     VcxNicWq *rq = vcx_rq_get(s, rqn);
-    uint8_t *rqc = cmd->out + VCX_QUERY_RQ_OUT_CTX_AT;
 
     if (!rq) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_RQ_NONE, "no RQ 0x%x", rqn);
     }
-    memcpy(rqc, rq->ctx, sizeof(rq->ctx));
-    vcx_set(rqc, VCX_RQC_STATE, rq->state);
-    vcx_set(rqc + VCX_RQC_WQ_AT, VCX_WQ_HW_COUNTER, rq->ci);
-    vcx_qbuf_query_pas(&rq->buf, cmd->out + VCX_QUERY_RQ_OUT_LEN,
-                       cmd->out_len - VCX_QUERY_RQ_OUT_LEN);
-    return VCX_CMD_STAT_OK;
+    return vcx_nic_wq_query(cmd, rq);
 }
 
 uint8_t vcx_cmd_destroy_rq(VcxState *s, VcxCmd *cmd)

@@ -68,25 +68,6 @@ typedef struct VcxRxHdr {
     bool l3_ok, l4_ok;
 } VcxRxHdr;
 
-static uint32_t vcx_sum(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-    for (uint32_t i = 0; i + 1 < len; i += 2) {
-        sum += p[i] << 8 | p[i + 1];
-    }
-    if (len & 1) {
-        sum += p[len - 1] << 8;
-    }
-    return sum;
-}
-
-static uint16_t vcx_fold(uint32_t sum)
-{
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return sum;
-}
-
 static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
 {
     uint32_t l3 = 14, sum;
@@ -108,12 +89,12 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
         h->l3 = l3;
         h->ipv = 4;
         h->proto = f[l3 + 9];
-        h->l3_ok = vcx_fold(vcx_sum(0, f + l3, ihl)) == 0xffff;
+        h->l3_ok = vcx_csum_fold(vcx_csum_add(0, f + l3, ihl)) == 0xffff;
         if (!((f[l3 + 6] << 8 | f[l3 + 7]) & 0x3fff)) {
             h->l4 = l3 + ihl;
             h->l4_len = tot - ihl;
         }
-        sum = vcx_sum(0, f + l3 + 12, 8);
+        sum = vcx_csum_add(0, f + l3 + 12, 8);
     } else if (type == 0x86dd && len >= l3 + 40 && (f[l3] >> 4) == 6) {
         uint32_t pl = f[l3 + 4] << 8 | f[l3 + 5];
 
@@ -126,7 +107,7 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
         h->l3_ok = true;
         h->l4 = l3 + 40;
         h->l4_len = pl;
-        sum = vcx_sum(0, f + l3 + 8, 32);
+        sum = vcx_csum_add(0, f + l3 + 8, 32);
     } else {
         return;
     }
@@ -139,7 +120,7 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
         h->l4_ok = true;                /* UDP over IPv4 without a checksum */
     } else {
         sum += h->proto + h->l4_len;
-        h->l4_ok = vcx_fold(vcx_sum(sum, f + h->l4, h->l4_len)) == 0xffff;
+        h->l4_ok = vcx_csum_fold(vcx_csum_add(sum, f + h->l4, h->l4_len)) == 0xffff;
     }
 }
 
@@ -356,7 +337,7 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
     }
     vcx_set(cqe, VCX_CQE_RSS_HASH_RESULT, hash);
     vcx_set(cqe, VCX_CQE_RSS_HASH_TYPE, htype);
-    vcx_set(cqe, VCX_CQE_CHECK_SUM, vcx_fold(vcx_sum(0, f + 14, len - 14)));
+    vcx_set(cqe, VCX_CQE_CHECK_SUM, vcx_csum_fold(vcx_csum_add(0, f + 14, len - 14)));
     vcx_set(cqe, VCX_CQE_HDS_IP_EXT, hds);
     vcx_set(cqe, VCX_CQE_L4_HDR_TYPE, l4t);
     vcx_set(cqe, VCX_CQE_L3_HDR_TYPE, l3t);

@@ -120,6 +120,27 @@ uint8_t vcx_nic_wq_insert(VcxState *s, VcxCmd *cmd, VcxNicWq *wq, uint16_t synd)
     return VCX_CMD_STAT_OK;
 }
 
+/*
+ * QUERY_SQ / QUERY_RQ: the context and wq as created, with the state and hw_counter (WQEs
+ * or WQEBBs consumed), then the PAS as far as the output reaches. sqc and rqc put the
+ * state, the wq and the PAS at the same offsets (prm-nic.h), and so do their QUERY outputs.
+ */
+QEMU_BUILD_BUG_ON(VCX_SQC_WQ_AT != VCX_RQC_WQ_AT ||
+                  VCX_QUERY_SQ_OUT_CTX_AT != VCX_QUERY_RQ_OUT_CTX_AT ||
+                  VCX_QUERY_SQ_OUT_LEN != VCX_QUERY_RQ_OUT_LEN);
+
+uint8_t vcx_nic_wq_query(VcxCmd *cmd, VcxNicWq *wq)
+{
+    uint8_t *ctx = cmd->out + VCX_QUERY_SQ_OUT_CTX_AT;
+
+    memcpy(ctx, wq->ctx, sizeof(wq->ctx));
+    vcx_set(ctx, VCX_SQC_STATE, wq->state);
+    vcx_set(ctx + VCX_SQC_WQ_AT, VCX_WQ_HW_COUNTER, wq->ci);
+    vcx_qbuf_query_pas(&wq->buf, cmd->out + VCX_QUERY_SQ_OUT_LEN,
+                       cmd->out_len - VCX_QUERY_SQ_OUT_LEN);
+    return VCX_CMD_STAT_OK;
+}
+
 void vcx_nic_wq_free(VcxState *s, VcxNicWq *wq)
 {
     VcxNic *n = vcx_nic(s);
@@ -283,17 +304,11 @@ uint8_t vcx_cmd_query_sq(VcxState *s, VcxCmd *cmd)
 {
     uint32_t sqn = vcx_get(cmd->in, VCX_OBJ_NUMBER);
     VcxNicWq *sq = vcx_sq_get(s, sqn);
-    uint8_t *sqc = cmd->out + VCX_QUERY_SQ_OUT_CTX_AT;
 
     if (!sq) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SQ_NONE, "no SQ 0x%x", sqn);
     }
-    memcpy(sqc, sq->ctx, sizeof(sq->ctx));
-    vcx_set(sqc, VCX_SQC_STATE, sq->state);
-    vcx_set(sqc + VCX_SQC_WQ_AT, VCX_WQ_HW_COUNTER, sq->ci);
-    vcx_qbuf_query_pas(&sq->buf, cmd->out + VCX_QUERY_SQ_OUT_LEN,
-                       cmd->out_len - VCX_QUERY_SQ_OUT_LEN);
-    return VCX_CMD_STAT_OK;
+    return vcx_nic_wq_query(cmd, sq);
 }
 
 uint8_t vcx_cmd_destroy_sq(VcxState *s, VcxCmd *cmd)

@@ -37,29 +37,6 @@
 #define VCX_NIC_SQ_RUN_WQES     32u     /* one SQ's turn before the next SQ's */
 
 /*
- * Checksums (RFC 1071 ones' complement sums)
- */
-
-static uint32_t vcx_csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
-{
-    for (uint32_t i = 0; i + 1 < len; i += 2) {
-        sum += p[i] << 8 | p[i + 1];
-    }
-    if (len & 1) {
-        sum += p[len - 1] << 8;
-    }
-    return sum;
-}
-
-static uint16_t vcx_csum_fold(uint32_t sum)
-{
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return sum;
-}
-
-/*
  * The L3 (IPv4 header) and L4 (TCP/UDP over IPv4 or IPv6) checksums a send WQE's
  * cs_flags ask for, computed from scratch: whatever the checksum field held (the stack
  * leaves a pseudo-header sum or 0) is ignored. Frames that are not IPv4/IPv6 with TCP or

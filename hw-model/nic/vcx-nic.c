@@ -104,15 +104,6 @@ uint8_t vcx_nic_vport_check(VcxCmd *cmd, struct vcx_fld other, struct vcx_fld nu
  * Tables
  */
 
-static void vcx_nic_table_init(VcxObjTable *t, uint32_t size, uint32_t first)
-{
-    t->size = size;
-    t->first = first;
-    t->next = first;
-    t->count = 0;
-    t->slot = g_new0(void *, size);
-}
-
 VcxTd *vcx_td_get(VcxState *s, uint32_t tdn)
 {
     return vcx_obj_get(&vcx_nic(s)->tds, tdn);
@@ -165,27 +156,17 @@ void vcx_nic_init(VcxState *s)
 {
     VcxNic *n = g_new0(VcxNic, 1);
 
-    vcx_nic_table_init(&n->tds, 1u << VCX_NIC_LOG_MAX_TD, 1);
-    vcx_nic_table_init(&n->tises, 1u << VCX_NIC_LOG_MAX_TIS, 1);
-    vcx_nic_table_init(&n->tirs, 1u << VCX_NIC_LOG_MAX_TIR, 1);
-    vcx_nic_table_init(&n->rqts, 1u << VCX_NIC_LOG_MAX_RQT, 1);
-    vcx_nic_table_init(&n->fts, 1u << VCX_NIC_LOG_MAX_FT, 1);
-    vcx_nic_table_init(&n->qcs, VCX_NIC_MAX_QCOUNTERS + 1, 1);
-    vcx_nic_table_init(&n->wqs, VCX_NIC_WQ_NUM_END, VCX_NIC_WQ_NUM_BASE);
+    vcx_obj_table_init(&n->tds, 1u << VCX_NIC_LOG_MAX_TD, 1);
+    vcx_obj_table_init(&n->tises, 1u << VCX_NIC_LOG_MAX_TIS, 1);
+    vcx_obj_table_init(&n->tirs, 1u << VCX_NIC_LOG_MAX_TIR, 1);
+    vcx_obj_table_init(&n->rqts, 1u << VCX_NIC_LOG_MAX_RQT, 1);
+    vcx_obj_table_init(&n->fts, 1u << VCX_NIC_LOG_MAX_FT, 1);
+    vcx_obj_table_init(&n->qcs, VCX_NIC_MAX_QCOUNTERS + 1, 1);
+    vcx_obj_table_init(&n->wqs, VCX_NIC_WQ_NUM_END, VCX_NIC_WQ_NUM_BASE);
     QTAILQ_INIT(&n->runq);
     QSIMPLEQ_INIT(&n->rxq);
     s->objs->nic = n;
 }
-
-#define VCX_NIC_DRAIN(s, table, free_fn)                            \
-    do {                                                            \
-        for (uint32_t i_ = 0; i_ < (table)->size; i_++) {           \
-            if ((table)->slot[i_]) {                                \
-                free_fn((s), (table)->slot[i_]);                    \
-            }                                                       \
-        }                                                           \
-        (table)->next = (table)->first;                             \
-    } while (0)
 
 /*
  * Every NIC object goes, users before what they use; frames waiting are dropped. Called
@@ -200,13 +181,13 @@ void vcx_nic_reset(VcxState *s)
         return;
     }
     n->root = 0;
-    VCX_NIC_DRAIN(s, &n->fts, vcx_ft_free);
-    VCX_NIC_DRAIN(s, &n->tirs, vcx_tir_free);
-    VCX_NIC_DRAIN(s, &n->rqts, vcx_rqt_free);
-    VCX_NIC_DRAIN(s, &n->wqs, vcx_nic_wq_free);
-    VCX_NIC_DRAIN(s, &n->tises, vcx_tis_free);
-    VCX_NIC_DRAIN(s, &n->tds, vcx_td_free);
-    VCX_NIC_DRAIN(s, &n->qcs, vcx_qc_free);
+    VCX_OBJ_TABLE_DRAIN(s, &n->fts, vcx_ft_free);
+    VCX_OBJ_TABLE_DRAIN(s, &n->tirs, vcx_tir_free);
+    VCX_OBJ_TABLE_DRAIN(s, &n->rqts, vcx_rqt_free);
+    VCX_OBJ_TABLE_DRAIN(s, &n->wqs, vcx_nic_wq_free);
+    VCX_OBJ_TABLE_DRAIN(s, &n->tises, vcx_tis_free);
+    VCX_OBJ_TABLE_DRAIN(s, &n->tds, vcx_td_free);
+    VCX_OBJ_TABLE_DRAIN(s, &n->qcs, vcx_qc_free);
     vcx_nic_rxq_drop_all(s);
     if (n->rx_blocked && s->nic) {
         /* the netdev held frames for us: take them again (the receive path drops them) */

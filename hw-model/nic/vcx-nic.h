@@ -236,6 +236,7 @@ uint8_t vcx_cmd_modify_rq(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_query_rq(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_destroy_rq(VcxState *s, VcxCmd *cmd);
 void vcx_nic_wq_free(VcxState *s, VcxNicWq *wq);
+uint8_t vcx_nic_wq_query(VcxCmd *cmd, VcxNicWq *wq);
 uint8_t vcx_nic_wq_insert(VcxState *s, VcxCmd *cmd, VcxNicWq *wq, uint16_t synd);
 uint8_t vcx_nic_wq_transition(VcxCmd *cmd, VcxNicWq *wq, uint32_t cur, uint32_t next,
                               uint16_t synd_cur, uint16_t synd_next);
@@ -284,6 +285,30 @@ uint32_t vcx_ft_steer(VcxState *s, const uint8_t *set, uint32_t *flow_tag);
 void vcx_nic_wq_kick(VcxState *s, VcxNicWq *sq);
 bool vcx_nic_tx_run(VcxState *s, VcxBudget *b);
 void vcx_nic_csum_offload(uint8_t *frame, uint32_t len, uint8_t cs_flags);
+
+/*
+ * Ones' complement sums (RFC 1071), for the checksum offload of the send path and the
+ * checks and check_sum of the receive path: add bytes as big-endian 16-bit words (an odd
+ * last byte is the high half), then fold the carries.
+ */
+static inline uint32_t vcx_csum_add(uint32_t sum, const uint8_t *p, uint32_t len)
+{
+    for (uint32_t i = 0; i + 1 < len; i += 2) {
+        sum += p[i] << 8 | p[i + 1];
+    }
+    if (len & 1) {
+        sum += p[len - 1] << 8;
+    }
+    return sum;
+}
+
+static inline uint16_t vcx_csum_fold(uint32_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return sum;
+}
 
 /* vcx-nic-rx.c */
 ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size);
