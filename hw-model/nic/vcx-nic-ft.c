@@ -392,20 +392,33 @@ static void vcx_fg_free(VcxState *s, VcxFt *ft, VcxFg *fg)
     g_free(fg);
 }
 
+/* The flow table the command names and its group id_fld names. */
+static uint8_t vcx_fg_lookup(VcxState *s, VcxCmd *cmd, struct vcx_fld id_fld, VcxFt **ft,
+                             VcxFg **fg)
+{
+    uint32_t id = vcx_get(cmd->in, id_fld);
+    uint8_t status = vcx_ft_lookup(s, cmd, ft);
+
+    if (status) {
+        return status;
+    }
+    *fg = vcx_fg_find(*ft, id);
+    if (!*fg) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_FG_NONE,
+                            "flow table 0x%x has no group %u", (*ft)->id, id);
+    }
+    return VCX_CMD_STAT_OK;
+}
+
 uint8_t vcx_cmd_destroy_fg(VcxState *s, VcxCmd *cmd)
 {
     uint32_t id = vcx_get(cmd->in, VCX_DESTROY_FG_IN_GROUP_ID);
     VcxFg *fg;
     VcxFt *ft;
-    uint8_t status = vcx_ft_lookup(s, cmd, &ft);
+    uint8_t status = vcx_fg_lookup(s, cmd, VCX_DESTROY_FG_IN_GROUP_ID, &ft, &fg);
 
     if (status) {
         return status;
-    }
-    fg = vcx_fg_find(ft, id);
-    if (!fg) {
-        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_FG_NONE,
-                            "flow table 0x%x has no group %u", ft->id, id);
     }
     if (fg->nftes) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_FG_BUSY,
@@ -418,18 +431,12 @@ uint8_t vcx_cmd_destroy_fg(VcxState *s, VcxCmd *cmd)
 
 uint8_t vcx_cmd_query_fg(VcxState *s, VcxCmd *cmd)
 {
-    uint32_t id = vcx_get(cmd->in, VCX_QUERY_FG_IN_GROUP_ID);
     VcxFg *fg;
     VcxFt *ft;
-    uint8_t status = vcx_ft_lookup(s, cmd, &ft);
+    uint8_t status = vcx_fg_lookup(s, cmd, VCX_QUERY_FG_IN_GROUP_ID, &ft, &fg);
 
     if (status) {
         return status;
-    }
-    fg = vcx_fg_find(ft, id);
-    if (!fg) {
-        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_FG_NONE,
-                            "flow table 0x%x has no group %u", ft->id, id);
     }
     vcx_set(cmd->out, VCX_QUERY_FG_OUT_START_FLOW_INDEX, fg->start);
     vcx_set(cmd->out, VCX_QUERY_FG_OUT_END_FLOW_INDEX, fg->end);
