@@ -120,7 +120,7 @@ done
 mkdir -p /run/lock/iscsi /var/lib/iscsi
 # iscsid in its own session: its shutdown (SIGTERM, iscsiadm -k) does killpg(SIGTERM) on
 # its process group, which would otherwise be this script's.
-setsid iscsid -f >/tmp/iscsid.log 2>&1 &
+setsid iscsid -f -d 2 >/tmp/iscsid.log 2>&1 &
 iscsid_pid=$!
 for _ in $(seq 100); do
 	grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix && break
@@ -137,8 +137,15 @@ if ! iscsiadm -m iface -I iser 2>/dev/null | grep -q '^iface.transport_name = is
 fi
 iscsiadm -m iface -I iser | grep -q '^iface.transport_name = iser$' ||
 	{ iscsiadm -m iface -I iser >&2; fail "iface iser has not transport iser"; }
+# What the target and the port looked like when discovery failed, for the log.
+iser_diag() {
+	echo "--- iscsid log ---"; tail -40 /tmp/iscsid.log
+	echo "--- rdma res show cm_id ---"; rdma res show cm_id
+	echo "--- rdma res show qp ---"; rdma res show qp
+	echo "--- isert / iser messages ---"; dmesg | grep -i -E "iser|rdma|cma" | tail -30
+} >&2
 disc=$(timeout 60 iscsiadm -m discovery -t sendtargets -p "$PORTAL" -I iser 2>&1) ||
-	{ echo "$disc" >&2; fail "sendtargets discovery through iface iser"; }
+	{ echo "$disc" >&2; iser_diag; fail "sendtargets discovery through iface iser"; }
 echo "$disc" | grep -q "^$PORTAL,1 $TIQN\$" || { echo "$disc" >&2; fail "discovery: no $TIQN"; }
 iser_node() { iadm 30 -m node -T "$TIQN" -p "$PORTAL" -I iser "$@"; }
 nset() { iser_node -o update -n "$1" -v "$2" >/dev/null; }
