@@ -516,12 +516,85 @@ def case_faults(v):
     t.ok(cq.poll() is not None, "faults off: the ACK completes the SEND")
 
 
+def case_gsi(v):
+    """QP1 on the wire: its datagrams to the peer's QP 1 (source QP 1, GSI Q_Key) and the
+    peer's to it, with the GRH area (IPv4 header in its last 20 bytes)."""
+    pd, buf, key, cq = setup(v)
+    qp1 = v.create_qp("QP1", pd, cq, cq)
+    v.modify("RST2INIT_QP", qp1, [("q_key", 0x80010000)],
+             ads=[("vhca_port_num", 1), ("pkey_index", 0)])
+    v.modify("INIT2RTR_QP", qp1, [("mtu", 1), ("log_msg_max", 8)], ads=[("vhca_port_num", 1)])
+    v.modify("RTR2RTS_QP", qp1, [("next_send_psn", 0)])
+    mad = pattern(256, 11)
+    v.qt.memwrite(buf, mad)
+    a = bytearray(48)
+    struct.pack_into(">I", a, 0, 0x80010000)
+    struct.pack_into(">I", a, 8, 0x80000000 | 1)
+    a[0x14:0x1a] = PEER
+    a[0x1b] = 64
+    struct.pack_into(">I", a, 0x1c, 1 << 30)
+    a[0x20:0x30] = PEER_GID
+    qp1.post_send(SEND, bytes(a) + dseg(buf, 256, key))
+    fr = v.out(1)
+    t.eq(len(fr), 1, "GSI datagram on the wire")
+    check_hdr(fr[0], "GSI SEND_ONLY", 0x64, 1, fr[0]["psn"], 0, 256)
+    t.eq((fr[0]["qkey"], fr[0]["sqpn"], fr[0]["payload"]), (0x80010000, 1, mad),
+         "to QP 1 from QP 1 with the GSI Q_Key, the MAD bytes")
+    t.ok(cq.poll() is not None, "send CQE")
+    qp1.post_recv([(buf + 0x1000, 40 + 256, key)])
+    reply = pattern(256, 33)
+    deth = struct.pack(">II", 0x80010000, 1)
+    v.inject(frame(0x04, 1, 0x55, reply, ext=deth, transport=0x60))
+    e = cq.poll()
+    t.ok(e is not None and cqe_fields(e)["opcode"] == 2 and
+         cqe_fields(e)["byte_cnt"] == 296, "GSI receive CQE: RESP_SEND, 40 + 256 bytes")
+    grh = v.qt.memread(buf + 0x1000, 40)
+    ip = grh[20:]
+    t.eq((grh[:20], ip[0], struct.unpack(">H", ip[2:4])[0], ip[9], ip[12:16], ip[16:20],
+          ip_csum(ip)), (bytes(20), 0x45, 20 + 8 + 12 + 8 + 256 + 4, 17, PEER_IP, DEV_IP,
+                         0xffff),
+         "GRH area: IPv4 header of the datagram in its last 20 bytes")
+    t.eq(v.qt.memread(buf + 0x1000 + 40, 256), reply, "the MAD after the GRH area")
+    q0 = v.counter("roce_qkey_err")
+    v.inject(frame(0x04, 1, 0x56, reply, ext=struct.pack(">II", 0x1234, 1), transport=0x60))
+    t.eq((cq.poll(), v.counter("roce_qkey_err")), (None, q0 + 1),
+         "another Q_Key to QP1: dropped and counted")
+
+
+def case_uc(v):
+    """UC: a lost packet drops its message; the next FIRST starts again."""
+    pd, buf, key, cq = setup(v)
+    qp = v.wire_qp("UC", pd, cq)
+    qp.post_recv([(buf, 1024, key)])
+    msg = pattern(600, 21)
+    u0 = v.counter("uc_msg_dropped")
+    v.inject(frame(0x00, qp.qpn, 0x200, msg[:256], transport=0x20))
+    v.inject(frame(0x02, qp.qpn, 0x202, msg[512:], transport=0x20))     # 0x201 lost
+    t.eq((cq.poll(), v.counter("uc_msg_dropped")), (None, u0 + 1),
+         "UC FIRST then LAST after a gap: no CQE, the message dropped and counted")
+    t.ok(v.quiet(), "UC never answers")
+    v.inject(frame(0x00, qp.qpn, 0x203, msg[:256], transport=0x20))
+    v.inject(frame(0x01, qp.qpn, 0x204, msg[256:512], transport=0x20))
+    v.inject(frame(0x02, qp.qpn, 0x205, msg[512:], transport=0x20))
+    e = cq.poll()
+    t.ok(e is not None and cqe_fields(e)["byte_cnt"] == 600, "the next message arrives whole")
+    t.eq(v.qt.memread(buf, 600), msg, "into the receive WQE the lost one had taken")
+    qp.post_send(SEND, dseg(buf, 300, key))
+    fr = v.out(2)
+    t.eq([(d["name"], d["psn"], d["ackreq"]) for d in fr],
+         [("SEND_FIRST", 0x100, 0), ("SEND_LAST", 0x101, 0)], "UC SEND: no AckReq")
+    for i, d in enumerate(fr):
+        check_hdr(d, "UC packet %d" % i, [0x20, 0x22][i], RQPN, 0x100 + i, 0, [256, 44][i])
+    t.ok(cq.poll() is not None, "UC completes once sent")
+
+
 def main():
     v = Wire()
     try:
         for name, fn in (("RC SEND", case_rc_send), ("RC WRITE/READ/atomic",
                                                       case_rc_write_read_atomic),
-                         ("UD SEND", case_ud_send), ("responder", case_responder),
+                         ("UD SEND", case_ud_send), ("GSI", case_gsi), ("UC", case_uc),
+                         ("responder", case_responder),
                          ("bad frames", case_bad_frames), ("retransmission", case_retransmit),
                          ("wire faults", case_faults)):
             run_isolated(t, name, lambda fn=fn: fn(v))
