@@ -109,6 +109,7 @@ void vcx_roce_req_start(VcxState *s, VcxQp *qp, VcxReq *rq)
             w->npkts = 1;
         }
         vcx_roce_addr_path(s, qp, &w->addr);
+        rq->pkt.npkts = w->npkts;       /* the PSNs vcx_req_answer() moves on by */
     }
     rq->wire = true;
     trace_vcx_roce_req_start(qp->qpn, pkt->opcode, w->first_psn, w->npkts, pkt->len);
@@ -239,6 +240,7 @@ VcxStep vcx_roce_req_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b)
             }
             /* the local ACK timer fired */
             st->local_ack_timeout_err++;
+            vcx_roce_qc(s, qp, VCX_QC_LOCAL_ACK_TIMEOUT_ERR);
             trace_vcx_roce_req_timeout(qp->qpn, w->first_psn + w->acked, qp->retry_left);
             if (!qp->retry_left) {
                 vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
@@ -287,6 +289,7 @@ static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint
         /* a response missing: ask again from it, once until data flows again */
         if (!w->reissued) {
             vcx_roce(s)->st.implied_nak_seq_err++;
+            vcx_roce_qc(s, qp, VCX_QC_IMPLIED_NAK_SEQ_ERR);
             w->reissued = true;
             w->state = VCX_WREQ_SEND;
             vcx_wire_wake(s, qp);
@@ -364,6 +367,7 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         st->rnr_nak_rcvd++;
         if (qp->rnr_retry != VCX_RNR_INFINITE && !qp->rnr_left) {
             st->rnr_nak_retry_err++;
+            vcx_roce_qc(s, qp, VCX_QC_RNR_NAK_RETRY_ERR);
             vcx_wire_fail(s, qp, VCX_CQE_SYND_RNR_RETRY_EXC_ERR, "RNR retries exhausted");
             return;
         }
@@ -381,6 +385,7 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         switch (p->aeth_synd & 0x1f) {
         case 0:
             st->packet_seq_err++;
+            vcx_roce_qc(s, qp, VCX_QC_PACKET_SEQ_ERR);
             if (!qp->retry_left) {
                 vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
                               "PSN sequence NAKs, retries exhausted");

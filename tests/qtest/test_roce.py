@@ -24,7 +24,8 @@ import zlib
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, put, run_isolated  # noqa: E402
 from vcx_verbs import P, cqe_fields, dseg, raddr, atomic  # noqa: E402
-from vcx_nic import Nic, PEER  # noqa: E402
+from vcx_nic import Nic, PEER, N  # noqa: E402
+from vcx_qtest import get  # noqa: E402
 
 t = Tap()
 SEND, SEND_IMM, WRITE, WRITE_IMM, READ, CS, FA = 0x0a, 0x0b, 0x08, 0x09, 0x10, 0x11, 0x12
@@ -214,10 +215,11 @@ class Wire(Nic):
         assert r.status == 0, "%s 0x%x 0x%x" % (op, r.status, r.syndrome)
 
     def wire_qp(self, st, pd, cq, psn=0x100, rpsn=0x200, retry=7, ack_timeout=14,
-                min_rnr=5, mtu=MTU256, rnr_retry=7):
+                min_rnr=5, mtu=MTU256, rnr_retry=7, counter=0):
         """A QP connected to the test's QP RQPN on the peer host (path rgid/rmac)."""
         qp = self.create_qp(st, pd, cq, cq)
         f = [("rre", 1), ("rwe", 1), ("rae", 1)] if st == "RC" else [("rwe", 1)]
+        f.append(("counter_set_id", counter))
         self.modify_raw("RST2INIT_QP", qp, f, ads=[("vhca_port_num", 1)])
         f = [("mtu", mtu), ("log_msg_max", 30), ("remote_qpn", RQPN),
              ("next_rcv_psn", rpsn)]
@@ -349,7 +351,8 @@ def case_ud_send(v):
 
 def case_responder(v):
     pd, buf, key, cq = setup(v)
-    qp = v.wire_qp("RC", pd, cq, min_rnr=5)
+    qc = v.q_counter()
+    qp = v.wire_qp("RC", pd, cq, min_rnr=5, counter=qc)
     rk = key
     # RNR: no receive WQE yet
     v.inject(frame(0x04, qp.qpn, 0x200, b"hello", ackreq=True))
@@ -430,6 +433,14 @@ def case_responder(v):
     t.eq([(d["name"], d["psn"], d["synd"]) for d in fr], [("ACKNOWLEDGE", 0x208, 0x62)],
          "WRITE with a bad rkey: NAK remote access error")
     t.eq(v.qp_state(qp), 6, "and the QP is in ERR")
+    r = v.query_q_counter(qc, clear=1)
+    names = ["OUT_OF_BUFFER", "OUT_OF_SEQUENCE", "DUPLICATE_REQUEST", "RX_READ_REQUESTS",
+             "RX_ATOMIC_REQUESTS", "RX_WRITE_REQUESTS", "PACKET_SEQ_ERR"]
+    t.eq([get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n]) for n in names],
+         [1, 2, 3, 1, 1, 1, 0], "the QP's Q counter: out_of_buffer 1 (the RNR NAK), "
+         "out_of_sequence 2, duplicate_request 3, one READ, one atomic, one WRITE request")
+    r = v.query_q_counter(qc)
+    t.eq(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_DUPLICATE_REQUEST"]), 0, "cleared by clear=1")
 
 
 def case_bad_frames(v):
@@ -467,7 +478,8 @@ def case_bad_frames(v):
 
 def case_retransmit(v):
     pd, buf, key, cq = setup(v)
-    qp = v.wire_qp("RC", pd, cq, retry=2, ack_timeout=10)   # 4.096 us << 10 = 4.2 ms
+    qc = v.q_counter()
+    qp = v.wire_qp("RC", pd, cq, retry=2, ack_timeout=10, counter=qc)   # 4.2 ms
     v.qt.memwrite(buf, b"retry me")
     qp.post_send(SEND, dseg(buf, 8, key))
     first = v.out(1)
@@ -487,6 +499,9 @@ def case_retransmit(v):
     t.ok(e is not None and cqe_fields(e)["syndrome"] == P["VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR"],
          "retry_count 2 spent: TRANSPORT_RETRY_EXC_ERR")
     t.eq(v.counter("local_ack_timeout_err"), to0 + 3, "three timeouts counted")
+    r = v.query_q_counter(qc)
+    t.eq(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_LOCAL_ACK_TIMEOUT_ERR"]), 3,
+         "and in the QP's Q counter (local_ack_timeout_err)")
     t.ok(v.quiet(), "no fourth transmission")
 
 
