@@ -92,8 +92,7 @@ static VcxFaultKind vcx_fault_pick(VcxState *s, VcxRoceFault *f)
         return VCX_FAULT_DUP;
     }
     if (f->reorder > 0 && vcx_fault_roll(f) < f->reorder) {
-        st->fault_reorder++;
-        return VCX_FAULT_REORDER;
+        return VCX_FAULT_REORDER;       /* counted where a frame is held back */
     }
     return VCX_FAULT_NONE;
 }
@@ -160,6 +159,7 @@ void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len)
         case VCX_FAULT_REORDER:
             if (!r->held_tx) {
                 trace_vcx_roce_fault("tx", "reorder", len);
+                r->st.fault_reorder++;
                 r->held_tx = g_memdup2(f, len);
                 r->held_tx_len = len;
                 return;
@@ -372,6 +372,7 @@ bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len)
         case VCX_FAULT_REORDER:
             if (!r->held_rx) {
                 trace_vcx_roce_fault("rx", "reorder", len);
+                r->st.fault_reorder++;
                 r->held_rx = g_memdup2(f, len);
                 r->held_rx_len = len;
                 return true;

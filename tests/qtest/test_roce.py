@@ -15,7 +15,10 @@ zlib.crc32, and checks:
     CQE, READ requests answered with multi-packet responses (payload checked), atomics
     executed once and answered again from the replay cache;
   - bad ICRC, truncated frame, BTH TVer 1, wrong P_Key, unknown QP: dropped and counted;
-  - the wire-fault property: set and read back, drop=1 on transmit drops and counts."""
+  - the GSI QP (QP 1, GSI Q_Key, the GRH area), UC (a gap drops the message), an IPv6 GID
+    (IPv6 fields, ICRC masking, UDP source port from the flow label), the QP's Q counter;
+  - the wire-fault property: set and read back, refused values, drop and dup on transmit,
+    corrupt on receive (caught by the ICRC), reorder on transmit."""
 import os
 import struct
 import sys
@@ -33,6 +36,8 @@ DEV_MAC = bytes.fromhex("525400123456")         # MAC of the device's GID0 entry
 DEV_IP = bytes([10, 0, 0, 1])
 PEER_IP = bytes([10, 0, 0, 2])
 PEER_GID = bytes(10) + b"\xff\xff" + PEER_IP
+DEV6 = bytes.fromhex("fd770000000000000000000000000001")
+PEER6 = bytes.fromhex("fd770000000000000000000000000002")
 RQPN = 0x123                                    # the remote QP the test plays
 MTU256 = 1                                      # IB MTU code of 256 bytes
 
@@ -78,13 +83,18 @@ def icrc(ip_hdr, udp_and_rest, ipv4=True):
 
 
 def frame(op, dqpn, psn, payload=b"", ackreq=False, se=False, ext=b"", pkey=0xffff,
-          tver=0, transport=0x00, sport=0xc123, bad_icrc=False):
-    """A RoCEv2 frame from the peer to the device over IPv4."""
+          tver=0, transport=0x00, sport=0xc123, bad_icrc=False, ipv6=False):
+    """A RoCEv2 frame from the peer to the device over IPv4 (or IPv6)."""
     pad = -len(payload) % 4
     bth = struct.pack(">BBHII", transport | op, (se << 7) | (pad << 4) | tver, pkey,
                       dqpn & 0xffffff, (ackreq << 31) | (psn & 0xffffff))
     body = bth + ext + payload + bytes(pad)
     udp = struct.pack(">HHHH", sport, 4791, 8 + len(body) + 4, 0)
+    if ipv6:
+        ip = struct.pack(">IHBB16s16s", 6 << 28 | 0x10 << 20 | 0xabcde, 8 + len(body) + 4, 17,
+                         64, PEER6, DEV6)
+        c = icrc(ip, udp + body, ipv4=False)
+        return DEV_MAC + PEER + b"\x86\xdd" + ip + udp + body + struct.pack("<I", c)
     ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + 8 + len(body) + 4, 0, 0x4000,
                                64, 17, 0, PEER_IP, DEV_IP))
     struct.pack_into(">H", ip, 10, ~ip_csum(bytes(ip)) & 0xffff)
@@ -103,14 +113,22 @@ def reth(va, rkey, length):
 def decode(f):
     """Every field of a RoCEv2/IPv4 frame from the device; raises on any inconsistency."""
     d = {"dmac": f[0:6], "smac": f[6:12], "etype": struct.unpack_from(">H", f, 12)[0]}
-    assert d["etype"] == 0x0800, "ethertype 0x%x" % d["etype"]
-    ip = f[14:34]
-    (vihl, tos, tot, ident, frag, ttl, proto, csum, src, dst) = struct.unpack(
-        ">BBHHHBBH4s4s", ip)
-    d.update(vihl=vihl, tos=tos, tot=tot, frag=frag, ttl=ttl, proto=proto, src=src, dst=dst,
-             ip_csum_ok=ip_csum(ip) == 0xffff)
-    assert len(f) >= 14 + tot, "frame shorter than its IP length"
-    l4 = f[34:14 + tot]
+    if d["etype"] == 0x86dd:
+        ip = f[14:54]
+        vtf, plen, nh, hop, src, dst = struct.unpack(">IHBB16s16s", ip)
+        d.update(version=vtf >> 28, tclass=(vtf >> 20) & 0xff, flow=vtf & 0xfffff, plen=plen,
+                 nh=nh, hop=hop, src=src, dst=dst, ipv6=True)
+        assert len(f) >= 54 + plen, "frame shorter than its IPv6 payload length"
+        l4 = f[54:54 + plen]
+    else:
+        assert d["etype"] == 0x0800, "ethertype 0x%x" % d["etype"]
+        ip = f[14:34]
+        (vihl, tos, tot, ident, frag, ttl, proto, csum, src, dst) = struct.unpack(
+            ">BBHHHBBH4s4s", ip)
+        d.update(vihl=vihl, tos=tos, tot=tot, frag=frag, ttl=ttl, proto=proto, src=src,
+                 dst=dst, ip_csum_ok=ip_csum(ip) == 0xffff, ipv6=False)
+        assert len(f) >= 14 + tot, "frame shorter than its IP length"
+        l4 = f[34:14 + tot]
     sport, dport, ulen, ucsum = struct.unpack_from(">HHHH", l4, 0)
     d.update(sport=sport, dport=dport, ulen=ulen, ucsum=ucsum, ulen_ok=ulen == len(l4))
     b = l4[8:20]
@@ -144,17 +162,22 @@ def decode(f):
     d["payload"] = l4[off:end - d["pad"]]
     d["pad_bytes"] = l4[end - d["pad"]:end]
     d["icrc"] = struct.unpack("<I", l4[end:])[0]
-    d["icrc_ok"] = d["icrc"] == icrc(ip, l4[:end])
+    d["icrc_ok"] = d["icrc"] == icrc(ip, l4[:end], ipv4=not d["ipv6"])
     return d
 
 
 def check_hdr(d, what, opcode, dqpn, psn, ackreq, plen):
     """The fields every frame from the device has, as IBTA and RFC 791/768 give them."""
-    t.eq((d["dmac"], d["smac"], d["vihl"], d["tos"], d["frag"], d["ttl"], d["proto"],
+    if d["ipv6"]:
+        t.eq((d["dmac"], d["smac"], d["etype"], d["version"], d["nh"], d["src"], d["dst"]),
+             (PEER, DEV_MAC, 0x86dd, 6, 17, DEV6, PEER6),
+             what + ": Ethernet, IPv6 version 6, next header UDP, addresses")
+    else:
+        t.eq((d["dmac"], d["smac"], d["vihl"], d["tos"], d["frag"], d["ttl"], d["proto"],
           d["ip_csum_ok"], d["src"], d["dst"]),
-         (PEER, DEV_MAC, 0x45, 0, 0x4000, 64, 17, True, DEV_IP, PEER_IP),
-         what + ": Ethernet to the path MAC from the GID's, IPv4 IHL 5 TOS 0 DF TTL 64 "
-         "UDP, checksum, addresses")
+             (PEER, DEV_MAC, 0x45, 0, 0x4000, 64, 17, True, DEV_IP, PEER_IP),
+             what + ": Ethernet to the path MAC from the GID's, IPv4 IHL 5 TOS 0 DF TTL 64 "
+             "UDP, checksum, addresses")
     t.eq((d["dport"], d["ucsum"], d["ulen_ok"], d["sport"] >= 0xc000),
          (4791, 0, True, True), what + ": UDP to 4791, checksum 0, length, source port "
          "in 0xc000-0xffff")
@@ -215,7 +238,7 @@ class Wire(Nic):
         assert r.status == 0, "%s 0x%x 0x%x" % (op, r.status, r.syndrome)
 
     def wire_qp(self, st, pd, cq, psn=0x100, rpsn=0x200, retry=7, ack_timeout=14,
-                min_rnr=5, mtu=MTU256, rnr_retry=7, counter=0):
+                min_rnr=5, mtu=MTU256, rnr_retry=7, counter=0, rgid=PEER_GID, path=()):
         """A QP connected to the test's QP RQPN on the peer host (path rgid/rmac)."""
         qp = self.create_qp(st, pd, cq, cq)
         f = [("rre", 1), ("rwe", 1), ("rae", 1)] if st == "RC" else [("rwe", 1)]
@@ -225,8 +248,9 @@ class Wire(Nic):
              ("next_rcv_psn", rpsn)]
         if st == "RC":
             f += [("log_rra_max", 2), ("min_rnr_nak", min_rnr)]
-        self.modify_raw("INIT2RTR_QP", qp, f, ads=[("vhca_port_num", 1), ("hop_limit", 64)],
-                        rgid=PEER_GID, rmac=PEER)
+        self.modify_raw("INIT2RTR_QP", qp, f,
+                        ads=[("vhca_port_num", 1), ("hop_limit", 64)] + list(path),
+                        rgid=rgid, rmac=PEER)
         f = [("next_send_psn", psn)]
         if st == "RC":
             f += [("retry_count", retry), ("rnr_retry", rnr_retry), ("log_sra_max", 2)]
@@ -603,6 +627,58 @@ def case_uc(v):
     t.ok(cq.poll() is not None, "UC completes once sent")
 
 
+def case_ipv6(v):
+    """An IPv6 GID: IPv6 header fields from the path, the ICRC's IPv6 masking, the UDP
+    source port from the flow label."""
+    pd, buf, key, cq = setup(v)
+    r = v.set_gid(1, DEV6, l3=1, mac=DEV_MAC)
+    t.eq(r.status, 0, "SET_ROCE_ADDRESS 1: an IPv6 GID")
+    qp = v.wire_qp("RC", pd, cq, rgid=PEER6,
+                   path=[("src_addr_index", 1), ("tclass", 0x28), ("flow_label", 0x12345),
+                         ("hop_limit", 9)])
+    msg = pattern(10, 4)
+    v.qt.memwrite(buf, msg)
+    qp.post_send(SEND, dseg(buf, 10, key))
+    fr = v.out(1)
+    t.eq(len(fr), 1, "one IPv6 frame")
+    d = fr[0]
+    check_hdr(d, "IPv6 SEND_ONLY", 0x04, RQPN, 0x100, 1, 10)
+    fl = 0x12345
+    t.eq((d["tclass"], d["flow"], d["hop"], d["plen"], d["sport"], d["payload"]),
+         (0x28, fl, 9, 8 + 12 + 12 + 4, ((fl & 0x3fff) ^ (fl >> 14)) | 0xc000, msg),
+         "traffic class, flow label, hop limit, payload length; UDP source port from the "
+         "flow label")
+    v.inject(frame(0x11, qp.qpn, 0x100, ext=aeth(0x1f, 1), ipv6=True))
+    t.ok(cq.poll() is not None, "an ACK over IPv6 completes it")
+    v.set_gid(1, bytes(16))
+
+
+def case_rx_faults(v):
+    """wire-fault: corrupt on receive is caught by the ICRC; reorder on transmit."""
+    pd, buf, key, cq = setup(v)
+    qp = v.wire_qp("RC", pd, cq)
+    for i in range(3):
+        qp.post_recv([(buf + i * 0x100, 0x100, key)])
+    dev = "/machine/peripheral/vcx0"
+    v.qt.qom_set(dev, "wire-fault", "corrupt=1,dir=rx,seed=3")
+    i0, c0 = v.counter("roce_icrc_err"), v.counter("fault_corrupt")
+    v.inject(frame(0x04, qp.qpn, 0x200, b"abcd", ackreq=True))
+    t.eq((v.counter("roce_icrc_err"), v.counter("fault_corrupt"), cq.poll()),
+         (i0 + 1, c0 + 1, None), "corrupt=1 on receive: the ICRC check drops it")
+    t.ok(v.quiet(), "and nothing is answered")
+    v.qt.qom_set(dev, "wire-fault", "reorder=1,dir=tx,seed=3")
+    r0 = v.counter("fault_reorder")
+    msg = pattern(600, 8)
+    v.qt.memwrite(buf + 0x1000, msg)
+    qp.post_send(SEND, dseg(buf + 0x1000, 600, key))
+    fr = v.out(3)
+    v.qt.qom_set(dev, "wire-fault", "")
+    t.eq([(d["name"], d["psn"]) for d in fr],
+         [("SEND_MIDDLE", 0x101), ("SEND_FIRST", 0x100), ("SEND_LAST", 0x102)],
+         "reorder=1 on transmit: FIRST held back behind MIDDLE, LAST at the end of the run")
+    t.eq(v.counter("fault_reorder"), r0 + 2, "two frames held back")
+
+
 def main():
     v = Wire()
     try:
@@ -611,7 +687,8 @@ def main():
                          ("UD SEND", case_ud_send), ("GSI", case_gsi), ("UC", case_uc),
                          ("responder", case_responder),
                          ("bad frames", case_bad_frames), ("retransmission", case_retransmit),
-                         ("wire faults", case_faults)):
+                         ("wire faults", case_faults), ("IPv6", case_ipv6),
+                         ("receive faults", case_rx_faults)):
             run_isolated(t, name, lambda fn=fn: fn(v))
         t.ok(v.qt.alive(), "QEMU alive at the end")
     finally:
