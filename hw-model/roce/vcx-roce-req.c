@@ -343,6 +343,11 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         vcx_wire_read_resp(s, qp, p, d);
         return;
     }
+    if ((p->aeth_synd >> 5) && d > w->next) {
+        /* a NAK can only name a PSN sent, or the next one expected */
+        trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "NAK of a packet not sent");
+        return;
+    }
     switch (p->aeth_synd >> 5) {
     case 0:                                     /* ACK */
         if ((p->opcode & IB_OP_MASK) == IB_OP_ATOMIC_ACK) {

@@ -297,6 +297,8 @@ def case_rc_send(v):
     qp.post_send(SEND, dseg(buf, 600, key))
     fr = v.out(3)
     t.eq([d["psn"] for d in fr], [0x103, 0x104, 0x105], "next message from PSN 0x103")
+    v.inject(frame(0x11, qp.qpn, 0x107, ext=aeth(0x60, 1)))
+    t.ok(v.quiet(), "a NAK of a PSN never sent is ignored")
     v.inject(frame(0x11, qp.qpn, 0x104, ext=aeth(0x60, 1)))
     fr = v.out(2)
     t.eq([(d["name"], d["psn"], d["payload"]) for d in fr],
@@ -679,6 +681,35 @@ def case_rx_faults(v):
     t.eq(v.counter("fault_reorder"), r0 + 2, "two frames held back")
 
 
+def case_fuzz(v):
+    """Frames with a valid ICRC but random opcodes, extension bytes, payloads, pad counts
+    and PSNs, to QPs of every state the test left and to none: never a crash."""
+    import random
+    rnd = random.Random(11)
+    pd, buf, key, cq = setup(v)
+    rc = v.wire_qp("RC", pd, cq)
+    uc = v.wire_qp("UC", pd, cq)
+    for q in (rc, uc):
+        for _ in range(4):
+            q.post_recv([(buf + 0x8000, 0x1000, key)])
+    qpns = [rc.qpn, uc.qpn, 1, 0xffffff, rnd.randrange(1 << 24)]
+    taken0 = v.counter("roce_rx_pkts")
+    for i in range(300):
+        op = rnd.randrange(256)
+        ext = bytes(rnd.randrange(256) for _ in range(rnd.choice([0, 4, 8, 16, 20, 28, 33])))
+        payload = bytes(rnd.randrange(256) for _ in range(rnd.choice([0, 1, 5, 256, 300])))
+        f = bytearray(frame(op & 0x1f, rnd.choice(qpns), rnd.randrange(1 << 24), payload,
+                            ackreq=rnd.random() < 0.5, ext=ext, transport=op & 0xe0))
+        if rnd.random() < 0.2:                  # a pad count that does not fit, ICRC redone
+            f[42 + 1] ^= 0x30
+            body = bytes(f[34:-4])
+            f[-4:] = struct.pack("<I", icrc(bytes(f[14:34]), body))
+        v.inject(bytes(f))
+    v.sock.drain()
+    t.eq(v.counter("roce_rx_pkts"), taken0 + 300, "300 random frames taken")
+    t.ok(v.qt.alive(), "QEMU alive after them")
+
+
 def main():
     v = Wire()
     try:
@@ -688,7 +719,7 @@ def main():
                          ("responder", case_responder),
                          ("bad frames", case_bad_frames), ("retransmission", case_retransmit),
                          ("wire faults", case_faults), ("IPv6", case_ipv6),
-                         ("receive faults", case_rx_faults)):
+                         ("receive faults", case_rx_faults), ("fuzz", case_fuzz)):
             run_isolated(t, name, lambda fn=fn: fn(v))
         t.ok(v.qt.alive(), "QEMU alive at the end")
     finally:
