@@ -20,7 +20,10 @@
  *        carries (BTH opcode, PSN and packet count at the path MTU, DETH, RETH,
  *        AtomicETH, ImmDt, IETH, GRH fields); the payload is referenced as the
  *        requester's gather list. vcx_xport_transmit() delivers it to the responder of
- *        the destination QP on this port; a wire path would frame it here instead.
+ *        the destination QP on this port, or, for a destination GID that is not the
+ *        port's own, hands it to the RoCEv2 wire engine (hw-model/roce/: packets at the
+ *        path MTU, ACK/NAK, retransmission; the WQE then waits in rq->wire for its
+ *        answer from the peer).
  *     -> responder, first packet (vcx_resp_begin): QP and PSN checks, Q_Key, rkey
  *        checks, receive WQE from the RQ or SRQ, UD's GRH area; answers at once with a
  *        VcxAck (RNR NAK with the timer, NAK codes, atomic original value) or opens the
