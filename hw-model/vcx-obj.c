@@ -284,6 +284,7 @@ void vcx_obj_init(VcxState *s)
     s->objs = o;
     vcx_xport_init(s);
     vcx_nic_init(s);
+    vcx_roce_init(s);
 }
 
 /* Drop every object, users before what they use. */
@@ -295,6 +296,7 @@ void vcx_obj_reset(VcxState *s)
         return;
     }
     vcx_nic_reset(s);           /* SQs and RQs hold CQs and PDs */
+    vcx_roce_reset(s);
     VCX_OBJ_TABLE_DRAIN(s, &o->qps, vcx_qp_free);
     VCX_OBJ_TABLE_DRAIN(s, &o->srqs, vcx_srq_free);
     VCX_OBJ_TABLE_DRAIN(s, &o->cqs, vcx_cq_free);
@@ -313,6 +315,7 @@ void vcx_obj_free(VcxState *s)
     }
     vcx_obj_reset(s);
     vcx_nic_free(s);
+    vcx_roce_fini(s);
     vcx_xport_fini(s);
     g_free(o->pds.slot);
     g_free(o->mkeys.slot);

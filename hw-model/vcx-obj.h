@@ -233,6 +233,7 @@ typedef struct VcxObjects {
     uint64_t qp1_sent;          /* datagrams QP1 sent / delivered to it (state property) */
     uint64_t qp1_received;
     VcxNic *nic;                /* Ethernet NIC objects (hw-model/nic/) */
+    struct VcxRoceDev *roce;    /* RoCEv2 wire engine (hw-model/roce/) */
 } VcxObjects;
 
 static inline VcxObjects *vcx_objs(VcxState *s)
@@ -396,6 +397,36 @@ bool vcx_nic_uar_in_use(VcxState *s, uint32_t uar);
 void vcx_nic_doorbell(VcxState *s, uint32_t uar, uint32_t sqn, uint64_t value);
 /* One run's NIC work (SQs, received frames); true if work is left. */
 bool vcx_nic_run(VcxState *s, VcxBudget *b);
+/*
+ * The RDMA fields of a Q counter (QUERY_Q_COUNTER), counted for the QPs whose
+ * counter_set_id names it (nic/vcx-nic-counters.c).
+ */
+typedef enum VcxQcRdma {
+    VCX_QC_RX_WRITE_REQUESTS,
+    VCX_QC_RX_READ_REQUESTS,
+    VCX_QC_RX_ATOMIC_REQUESTS,
+    VCX_QC_OUT_OF_BUFFER,
+    VCX_QC_OUT_OF_SEQUENCE,
+    VCX_QC_DUPLICATE_REQUEST,
+    VCX_QC_RNR_NAK_RETRY_ERR,
+    VCX_QC_PACKET_SEQ_ERR,
+    VCX_QC_IMPLIED_NAK_SEQ_ERR,
+    VCX_QC_LOCAL_ACK_TIMEOUT_ERR,
+    VCX_QC_RDMA_N,
+} VcxQcRdma;
+void vcx_qc_count(VcxState *s, uint32_t counter_set_id, VcxQcRdma field);
+
+/* roce/vcx-roce-dev.c: the RoCEv2 wire engine */
+void vcx_roce_init(VcxState *s);
+void vcx_roce_reset(VcxState *s);
+void vcx_roce_fini(VcxState *s);
+char *vcx_roce_state(VcxState *s);
+bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len);
+void vcx_roce_rx_end(VcxState *s);
+void vcx_roce_run_end(VcxState *s);
+bool vcx_roce_pending(VcxState *s);
+bool vcx_roce_run(VcxState *s, VcxBudget *b);
+void vcx_roce_fault_prop_init(VcxState *s);
 bool vcx_nic_pending(VcxState *s);
 char *vcx_nic_state(VcxState *s);
 

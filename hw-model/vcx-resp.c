@@ -118,7 +118,7 @@ static int vcx_resp_get_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, VcxSgl *
  * The receive WQE for a message: one a message that never finished left consumed (it is
  * this message's now), else the next one of the RQ or SRQ; as vcx_resp_get_wqe().
  */
-static int vcx_resp_take_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint16_t *index,
+int vcx_resp_take_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint16_t *index,
                              uint8_t *synd)
 {
     VcxRx *rx = &qp->xs->rx;
@@ -142,7 +142,7 @@ static int vcx_resp_take_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint16_
 }
 
 /* The 40 bytes in front of a UD receive: the GRH, or an IPv4 header in its last 20. */
-static void vcx_resp_grh(const VcxPkt *pkt, uint8_t *grh, bool *ipv4)
+void vcx_resp_grh(const VcxPkt *pkt, uint8_t *grh, bool *ipv4)
 {
     static const uint8_t v4_prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
     uint32_t plen = VCX_ROCE_HDRS + 8 + pkt->len + 4;       /* + DETH, ICRC */
@@ -177,7 +177,7 @@ static void vcx_resp_grh(const VcxPkt *pkt, uint8_t *grh, bool *ipv4)
     }
 }
 
-static void vcx_resp_error(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
+void vcx_resp_error(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
                            uint16_t index, bool consumed)
 {
     if (consumed) {
@@ -186,7 +186,7 @@ static void vcx_resp_error(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t s
     vcx_qp_to_err(s, qp);
 }
 
-static bool vcx_resp_rkey(VcxState *s, VcxQp *qp, uint32_t pdn, const VcxPkt *pkt,
+bool vcx_resp_rkey(VcxState *s, VcxQp *qp, uint32_t pdn, const VcxPkt *pkt,
                           uint64_t len, uint32_t access, bool allowed, VcxMkey **mk)
 {
     const char *why = "QP does not allow this remote access";
@@ -559,7 +559,7 @@ void vcx_resp_fault(VcxState *s, VcxQp *qp, VcxXfer *x, bool src_fault,
     }
 }
 
-/* Hand a message to its destination; only QPs of this port exist so far. */
+/* Hand a message to its destination: a QP of this port, or the wire (vcx_roce_route). */
 void vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
 {
     const VcxPkt *pkt = &rq->pkt;
@@ -575,6 +575,10 @@ void vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
     if (!vcx_port_oper_up(s)) {
         trace_vcx_resp_drop(pkt->dqpn, "port down");
         rq->ack.type = VCX_NO_RESPONSE;
+        return;
+    }
+    if (vcx_roce_route(s, qp, pkt)) {
+        vcx_roce_req_start(s, qp, rq);  /* a QP on another host: RoCEv2 frames */
         return;
     }
     vcx_resp_begin(s, qp, rq);

@@ -20,7 +20,10 @@
  *        carries (BTH opcode, PSN and packet count at the path MTU, DETH, RETH,
  *        AtomicETH, ImmDt, IETH, GRH fields); the payload is referenced as the
  *        requester's gather list. vcx_xport_transmit() delivers it to the responder of
- *        the destination QP on this port; a wire path would frame it here instead.
+ *        the destination QP on this port, or, for a destination GID that is not the
+ *        port's own, hands it to the RoCEv2 wire engine (hw-model/roce/: packets at the
+ *        path MTU, ACK/NAK, retransmission; the WQE then waits in rq->wire for its
+ *        answer from the peer).
  *     -> responder, first packet (vcx_resp_begin): QP and PSN checks, Q_Key, rkey
  *        checks, receive WQE from the RQ or SRQ, UD's GRH area; answers at once with a
  *        VcxAck (RNR NAK with the timer, NAK codes, atomic original value) or opens the
@@ -408,7 +411,7 @@ void vcx_xport_kick(VcxState *s, VcxQp *qp)
 uint32_t vcx_xport_queued(VcxState *s)
 {
     VcxObjects *o = s->objs;
-    uint32_t n = o->err_due + vcx_nic_pending(s);
+    uint32_t n = o->err_due + vcx_nic_pending(s) + vcx_roce_pending(s);
     VcxQp *qp;
 
     QTAILQ_FOREACH(qp, &o->runq, run_link) {
@@ -422,7 +425,7 @@ uint32_t vcx_xport_queued(VcxState *s)
  */
 
 /* RNR NAK timer field (IBTA 9.7.5.2.8, table 45), in nanoseconds. */
-static int64_t vcx_rnr_ns(uint8_t t)
+int64_t vcx_rnr_ns(uint8_t t)
 {
     /* units of 10 us: 0 is 655.36 ms, 1 is 0.01 ms ... 31 is 491.52 ms */
     static const uint32_t us10[32] = {
@@ -455,7 +458,7 @@ static void vcx_rnr_timer_cb(void *opaque)
 }
 
 /* Complete the WQE at sq_ci in error and move the QP to ERR (the executor flushes). */
-static void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op,
+void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op,
                          uint8_t synd, const char *why)
 {
     uint8_t cqe[VCX_CQE_SIZE];
@@ -467,6 +470,7 @@ static void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op,
     vcx_post(s, qp->scq, cqe, false);
     qp->sq_ci += nbb;
     qp->xs->req.x.active = false;
+    qp->xs->req.wire = false;
     vcx_qp_to_err(s, qp);
 }
 
@@ -572,6 +576,7 @@ static VcxStep vcx_req_complete(VcxState *s, VcxQp *qp, VcxReq *rq)
         vcx_post(s, qp->scq, cqe, false);
     }
     qp->sq_ci += rq->nbb;
+    rq->wire = false;
     qp->rnr_left = qp->rnr_retry;
     qp->retry_left = qp->retry_count;
     return VCX_STEP_DONE;
@@ -668,6 +673,7 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
         pkt->tclass = vcx_get(av, VCX_WQE_AV_TCLASS);
         pkt->flow_label = vcx_get(av, VCX_WQE_AV_FLOW_LABEL);
         memcpy(pkt->dgid, av + VCX_FLD_BYTE(VCX_WQE_AV_RGID), 16);
+        pkt->av = av;
         sgid = vcx_gid_entry(s, vcx_get(av, VCX_WQE_AV_SGID_INDEX));
         if (!sgid) {
             vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
@@ -960,8 +966,15 @@ static VcxStep vcx_req_wqe(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b)
 {
     VcxStep st;
 
-    if (!rq->x.active) {
+    if (!rq->x.active && !rq->wire) {
         st = vcx_req_begin(s, qp, rq);
+        if (st != VCX_STEP_ANSWER) {
+            return st;
+        }
+    }
+    if (rq->wire) {
+        /* on the wire: packets, then the answer from the peer (roce/vcx-roce-req.c) */
+        st = vcx_roce_req_run(s, qp, rq, b);
         if (st != VCX_STEP_ANSWER) {
             return st;
         }
@@ -1006,7 +1019,7 @@ static bool vcx_req_run(VcxState *s, VcxQp *qp, VcxBudget *b)
     while ((rq->x.active || qp->sq_ci != qp->sq_pi) && qp->state == VCX_QP_STATE_RTS) {
         VcxStep st;
 
-        if (!rq->x.active) {
+        if (!rq->x.active && !rq->wire) {
             if (!xs->allow) {
                 break;
             }
@@ -1071,6 +1084,9 @@ static void vcx_xport_bh(void *opaque)
             b.bytes -= b0 - nb.bytes;
         }
     }
+    if (vcx_roce_pending(s)) {
+        vcx_roce_run(s, &b);            /* READ responses to the wire */
+    }
     while (b.wqes && b.bytes && !s->reset_pending && (qp = QTAILQ_FIRST(&o->runq))) {
         QTAILQ_REMOVE(&o->runq, qp, run_link);
         qp->kicked = false;
@@ -1078,7 +1094,8 @@ static void vcx_xport_bh(void *opaque)
             vcx_xport_requeue(o, qp);
         }
     }
-    nic_more = nic_more || vcx_nic_pending(s);
+    vcx_roce_run_end(s);
+    nic_more = nic_more || vcx_nic_pending(s) || vcx_roce_pending(s);
     trace_vcx_xport_run(o->runs, VCX_XPORT_RUN_WQES - b.wqes,
                         VCX_XPORT_RUN_BYTES - b.bytes, get_clock() - start,
                         !QTAILQ_EMPTY(&o->runq) || o->err_due || nic_more);

@@ -13,6 +13,7 @@
 
 #include "qemu/units.h"
 #include "vcx-obj.h"
+#include "roce/vcx-roce-qp.h"
 
 /* IBTA BTH opcodes: transport in bits 7:5, operation in bits 4:0. */
 #define IB_TRANSPORT_RC         0x00
@@ -104,6 +105,7 @@ typedef struct VcxPkt {
     uint8_t hop_limit;
     uint8_t tclass;
     uint32_t flow_label;
+    const uint8_t *av;          /* UD: the address vector in the requester's WQE copy */
     const VcxSgl *payload;      /* requester memory holding the payload */
     uint64_t len;
 } VcxPkt;
@@ -156,6 +158,7 @@ typedef struct VcxReq {
     VcxPkt pkt;
     VcxAck ack;
     VcxXfer x;
+    bool wire;                  /* the message is on the wire (roce/vcx-roce-req.c) */
 } VcxReq;
 
 /*
@@ -177,6 +180,8 @@ typedef struct VcxRx {
 struct VcxXportQp {
     VcxReq req;
     VcxRx rx;
+    VcxWireReq wreq;            /* the requester's message on the wire */
+    VcxWireResp wresp;          /* the responder's side of the wire */
     uint32_t allow;             /* WQEs the SQ may still start since the last kick */
     bool fresh;                 /* the doorbell record was not read since the kick */
 };
@@ -219,11 +224,28 @@ void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
                        uint16_t index);
 uint32_t vcx_sq_size(VcxQp *qp);
 
+int64_t vcx_rnr_ns(uint8_t t);
+void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op, uint8_t synd,
+                  const char *why);
+
 /* vcx-resp.c */
 bool vcx_qp_receiving(const VcxQp *qp);
+int vcx_resp_take_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint16_t *index,
+                      uint8_t *synd);
+void vcx_resp_grh(const VcxPkt *pkt, uint8_t *grh, bool *ipv4);
+void vcx_resp_error(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
+                    uint16_t index, bool consumed);
+bool vcx_resp_rkey(VcxState *s, VcxQp *qp, uint32_t pdn, const VcxPkt *pkt, uint64_t len,
+                   uint32_t access, bool allowed, VcxMkey **mk);
 void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x, VcxAck *ack);
 void vcx_resp_fault(VcxState *s, VcxQp *qp, VcxXfer *x, bool src_fault, VcxAck *ack);
 void vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq);
+
+/* roce/vcx-roce-dev.c: the wire path */
+bool vcx_roce_route(VcxState *s, VcxQp *qp, const VcxPkt *pkt);
+void vcx_roce_req_start(VcxState *s, VcxQp *qp, VcxReq *rq);
+VcxStep vcx_roce_req_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b);
+void vcx_roce_qp_err(VcxState *s, VcxQp *qp);
 
 /* vcx-flush.c */
 uint64_t vcx_sq_off(VcxQp *qp, uint16_t index);

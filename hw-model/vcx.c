@@ -328,6 +328,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
     VcxState *s = VCX(obj);
     uint32_t boot, init, regular;
     g_autofree char *nic = vcx_nic_state(s);
+    g_autofree char *roce = vcx_roce_state(s);
 
     vcx_pages_by_stage(s, &boot, &init, &regular);
     return g_strdup_printf("issi=%u hca=%s health=0x%02x link=%s pages=%u "
@@ -335,7 +336,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64
                            " pds=%u mkeys=%u cqs=%u qps=%u srqs=%u xrcds=%u"
                            " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64
-                           " xport_runs=%" PRIu64 " xport_queued=%u %s",
+                           " xport_runs=%" PRIu64 " xport_queued=%u %s %s",
                            s->issi, vcx_hca_state_name(s->hca_state),
                            s->iseg.health_syndrome, vcx_port_oper_up(s) ? "up" : "down",
                            vcx_pages_held(s), boot, init, regular,
@@ -347,7 +348,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            s->objs->xrcds.count,
                            s->objs->qp1 ? s->objs->qp1->qpn : 0,
                            s->objs->qp1_sent, s->objs->qp1_received,
-                           s->objs->runs, vcx_xport_queued(s), nic);
+                           s->objs->runs, vcx_xport_queued(s), nic, roce);
 }
 
 static bool vcx_get_link(Object *obj, Error **errp)
@@ -446,6 +447,7 @@ static void vcx_instance_init(Object *obj)
     object_property_add(obj, "cmd-stall", "uint32", vcx_get_cmd_stall,
                         vcx_set_cmd_stall, NULL, NULL);
     object_property_add(obj, "qp-error", "uint32", NULL, vcx_set_qp_error, NULL, NULL);
+    vcx_roce_fault_prop_init(VCX(obj));
 }
 
 /* Guest RAM holds the command queue and, later, all queue state: not migratable yet. */

@@ -142,6 +142,7 @@ struct VcxState {
     VcxEq eqs[VCX_MAX_EQS];
     uint32_t num_eqs;
     VcxPort port;
+    struct VcxRoceFault *wire_fault;    /* the wire-fault property (roce/vcx-roce-dev.c) */
     uint64_t cmds_executed;     /* since creation, for the monitor */
     struct VcxObjects *objs;    /* RDMA objects and transport engine (vcx-obj.h) */
     /* A reset that arrived while the device was working (vcx.c vcx_qdev_reset). */

@@ -3,8 +3,10 @@
  * (QUERY_VPORT_COUNTER), PRM "Counters".
  *
  * A Q counter counts for the RQs that name it (rqc.counter_set_id): out_of_buffer, the
- * frames steered to one of them that found no receive WQE posted. Its RDMA counters read
- * 0: the transport engine does not count into Q counters yet. The vport counters count
+ * frames steered to one of them that found no receive WQE posted; and for the QPs that
+ * name it (qpc.counter_set_id) what the RoCEv2 wire engine counts (vcx_qc_count): the
+ * requests received by kind, out_of_buffer, out_of_sequence, duplicate_request,
+ * rnr_nak_retry_err, packet_seq_err, implied_nak_seq_err, local_ack_timeout_err. The vport counters count
  * the Ethernet traffic of the port by destination address kind (unicast, multicast,
  * broadcast; packets and octets, FCS excluded), frames received that were dropped as
  * malformed or too long (received_errors) and frames the SQs could not send because the
@@ -71,8 +73,31 @@ uint8_t vcx_cmd_dealloc_q_counter(VcxState *s, VcxCmd *cmd)
     return VCX_CMD_STAT_OK;
 }
 
+/* One more of a QP's event in the Q counter it names (none, or freed since: nothing). */
+void vcx_qc_count(VcxState *s, uint32_t counter_set_id, VcxQcRdma field)
+{
+    VcxQCounter *qc = counter_set_id ? vcx_qc_get(s, counter_set_id) : NULL;
+
+    if (qc && field < VCX_QC_RDMA_N) {
+        qc->rdma[field]++;
+    }
+}
+
 uint8_t vcx_cmd_query_q_counter(VcxState *s, VcxCmd *cmd)
 {
+    const struct vcx_fld rdma_at[VCX_QC_RDMA_N] = {
+        [VCX_QC_RX_WRITE_REQUESTS] = VCX_QUERY_Q_COUNTER_OUT_RX_WRITE_REQUESTS,
+        [VCX_QC_RX_READ_REQUESTS] = VCX_QUERY_Q_COUNTER_OUT_RX_READ_REQUESTS,
+        [VCX_QC_RX_ATOMIC_REQUESTS] = VCX_QUERY_Q_COUNTER_OUT_RX_ATOMIC_REQUESTS,
+        [VCX_QC_OUT_OF_SEQUENCE] = VCX_QUERY_Q_COUNTER_OUT_OUT_OF_SEQUENCE,
+        [VCX_QC_DUPLICATE_REQUEST] = VCX_QUERY_Q_COUNTER_OUT_DUPLICATE_REQUEST,
+        [VCX_QC_RNR_NAK_RETRY_ERR] = VCX_QUERY_Q_COUNTER_OUT_RNR_NAK_RETRY_ERR,
+        [VCX_QC_PACKET_SEQ_ERR] = VCX_QUERY_Q_COUNTER_OUT_PACKET_SEQ_ERR,
+        [VCX_QC_IMPLIED_NAK_SEQ_ERR] = VCX_QUERY_Q_COUNTER_OUT_IMPLIED_NAK_SEQ_ERR,
+        [VCX_QC_LOCAL_ACK_TIMEOUT_ERR] = VCX_QUERY_Q_COUNTER_OUT_LOCAL_ACK_TIMEOUT_ERR,
+    };
+    bool clear;
+
     uint32_t id = vcx_get(cmd->in, VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID);
     VcxQCounter *qc = vcx_qc_get(s, id);
 
@@ -88,9 +113,17 @@ uint8_t vcx_cmd_query_q_counter(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QC_NONE,
                             "counter_set_id %u is not allocated", id);
     }
-    vcx_set(cmd->out, VCX_QUERY_Q_COUNTER_OUT_OUT_OF_BUFFER, qc->out_of_buffer);
-    if (vcx_get(cmd->in, VCX_QUERY_Q_COUNTER_IN_CLEAR)) {
+    clear = vcx_get(cmd->in, VCX_QUERY_Q_COUNTER_IN_CLEAR);
+    vcx_set(cmd->out, VCX_QUERY_Q_COUNTER_OUT_OUT_OF_BUFFER,
+            qc->out_of_buffer + qc->rdma[VCX_QC_OUT_OF_BUFFER]);
+    for (uint32_t i = 0; i < VCX_QC_RDMA_N; i++) {
+        if (i != VCX_QC_OUT_OF_BUFFER) {
+            vcx_set(cmd->out, rdma_at[i], qc->rdma[i]);
+        }
+    }
+    if (clear) {
         qc->out_of_buffer = 0;
+        memset(qc->rdma, 0, sizeof(qc->rdma));
     }
     return VCX_CMD_STAT_OK;
 }

@@ -8,7 +8,8 @@
  * keeps the frames until the executor has drained some (qemu_flush_queued_packets).
  * The executor then takes each frame in turn, within its run's budget:
  *   - RoCEv2 (UDP destination port 4791 to an address of the port's GID table): for the
- *     RDMA engine; not handled yet, counted (roce_rx_drop) and dropped;
+ *     RDMA engine's wire path (hw-model/roce/vcx-roce-dev.c, vcx_roce_rx); one it
+ *     drops before any QP (malformed, ICRC, no such QP) is counted in roce_rx_drop;
  *   - longer than the vport MTU + 18: received_errors, dropped;
  *   - vport filter (what the eswitch delivers to the function's NIC RX root): the
  *     permanent MAC or an address of the unicast list, broadcast, a multicast address of
@@ -376,8 +377,10 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
     }
     vcx_rx_parse(f, len, &h);
     if (vcx_rx_is_roce(s, f, &h)) {
-        n->st.roce_rx_drop++;
-        trace_vcx_nic_rx_drop(len, "RoCEv2: no RDMA receive over the wire yet");
+        /* the RDMA engine's wire path (hw-model/roce/); what it drops is counted here */
+        if (!vcx_roce_rx(s, f, len)) {
+            n->st.roce_rx_drop++;
+        }
         return;
     }
     if (!vcx_rx_vport_accepts(s, f)) {
@@ -548,6 +551,7 @@ bool vcx_nic_rx_run(VcxState *s, VcxBudget *b)
         vcx_rx_frame(s, fr);
         g_free(fr);
     }
+    vcx_roce_rx_end(s);                 /* the ACKs of the frames just taken */
     if (n->rx_blocked && s->nic && vcx_rxq_room(n, VCX_NIC_MAX_FRAME)) {
         n->rx_blocked = false;
         qemu_flush_queued_packets(qemu_get_queue(s->nic));

@@ -69,7 +69,8 @@ typedef struct VcxTis {
 typedef struct VcxQCounter {
     uint32_t id;
     uint32_t refs;              /* RQs */
-    uint32_t out_of_buffer;
+    uint32_t out_of_buffer;     /* RQs' (and RDMA receives', VCX_QC_OUT_OF_BUFFER) */
+    uint32_t rdma[VCX_QC_RDMA_N];       /* the QPs' (vcx_qc_count) */
 } VcxQCounter;
 
 /* An SQ or an RQ: both live in the WQ number space 0x1000..0x1fff. */
