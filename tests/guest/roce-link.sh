@@ -3,7 +3,7 @@
 # run this script and meet through their shared directory (vm_signal / vm_wait,
 # tests/guest/lib.sh). Each VM drives the RDMA device of its link interface: vcx_0 on
 # vcx0, or Soft-RoCE (rxe0, `rdma link add rxe0 type rxe netdev IF`) on a virtio-net.
-# Usage: roce-link.sh vcx|peer|pair|any
+# Usage: roce-link.sh vcx|peer|pair|any   (tools run line-buffered: stdbuf -oL)
 #   vcx:  vcx0 in both VMs (--vms 2).
 #   peer: vcx0 in vm0, rxe0 on a virtio-net in vm1 (--peer virtio): vcx against stock rxe.
 #   pair: rxe0 on a virtio-net in both (--link-nics virtio,virtio): the baseline, which
@@ -13,8 +13,9 @@
 # ibv_ud_pingpong and ibv_srq_pingpong -q 16, all with -c, at path MTU 1024 (netdev MTU
 # 1500) and 4096 (netdev MTU 9000 on both ends, when both ports then report an active MTU
 # of 4096); rping -C 200 -V; ucmatose; udaddy; ib_send_bw --use-srq, ib_write_bw,
-# ib_read_bw and ib_atomic_bw. Afterwards an rxe end's counters (rdma statistic) must show
-# no ICRC, sequence or retry errors, and the kernel log must be clean.
+# ib_read_bw and ib_atomic_bw. At an rxe end no frame may fail rxe's ICRC check and its
+# counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
+# and retransmissions are printed: see rxe_check); the kernel log must be clean.
 # The out-of-band exchanges of the pingpongs and perftest (QP numbers, PSNs, GIDs) go over
 # eth0 (169.254.77.N), so the vcx link carries RoCE, ARP and ND only; rdma_cm resolves the
 # link addresses (192.168.77.N). ROCE_STEPS picks steps; ROCE_MTUS the path MTUs
@@ -27,7 +28,7 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm perftest counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mark perftest counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-200}
 [ "${VCX_VMS:-1}" = 2 ] || fail "roce-link.sh needs two VMs (./vcx vm --vms 2)"
@@ -37,7 +38,7 @@ me=$VCX_VM_INDEX other=$((1 - VCX_VM_INDEX))
 # stops at once.
 trap 'rc=$?; [ $rc = 0 ] || [ -e "$VCX_SHARED/failed.vm$me" ] ||
 	echo "roce-link.sh exited with $rc" >"$VCX_SHARED/failed.vm$me"' EXIT
-IP4=192.168.77.$((me + 1))
+IP4=192.168.77.$((me + 1)) PEER4=192.168.77.$((other + 1))
 IF=${VCX_LINK_IF:-}
 # Bounds for a machine shared with other VMs (TCG): one tool run, one rendezvous.
 RUN_T=${ROCE_RUN_TIMEOUT:-240}
@@ -108,7 +109,8 @@ step_setup() {
 		fail "no RoCE v2 GID ::ffff:$IP4 on $DEV port 1: $(grep -v '0000:0000:0000:0000:0000:0000:0000:0000' /sys/class/infiniband/$DEV/ports/1/gids/* 2>/dev/null | tr '\n' ' ')"
 	rdma link show "$DEV/1" | grep -q 'state ACTIVE' || fail "$DEV/1 not ACTIVE: $(rdma link show "$DEV/1")"
 	ok "setup: $DEV on $IF ($drv), GID index $GID (RoCE v2 ::ffff:$IP4)"
-	rxe_check setup 0
+	! is_rxe || rxe_icrc_probe_start
+	rxe_check setup
 	vm_signal ready "$DEV"
 	log "vm$other uses $(vm_wait ready 300)"
 }
@@ -148,7 +150,7 @@ pair() {
 	if [ "$me" = "$server" ]; then
 		side=server
 		# shellcheck disable=SC2086
-		timeout "$RUN_T" "$@" $sargs >"$out" 2>&1 &
+		timeout "$RUN_T" stdbuf -oL -eL "$@" $sargs >"$out" 2>&1 &
 		pid=$!
 		wait_listen "$listen" $pid "$out"
 		vm_signal "$tag-listen"
@@ -157,10 +159,11 @@ pair() {
 		side=client
 		vm_wait "$tag-listen" $WAIT >/dev/null
 		# shellcheck disable=SC2086
-		timeout "$RUN_T" "$@" $cargs >"$out" 2>&1 || rc=$?
+		timeout "$RUN_T" stdbuf -oL -eL "$@" $cargs >"$out" 2>&1 || rc=$?
 	fi
 	if [ $rc != 0 ]; then
 		cat "$out" >&2
+		diagnose >&2
 		[ $rc != 124 ] || fail "$name: $side timed out after $RUN_T s ($*)"
 		fail "$name: $side failed, exit $rc ($*)"
 	fi
@@ -168,6 +171,13 @@ pair() {
 	vm_signal "$tag-done"
 	vm_wait "$tag-done" $WAIT >/dev/null
 	ok "$name ($side, server vm$server): $(summary "$out")"
+}
+
+# What a failed run leaves to look at: the QPs, the device's counters, the neighbours.
+diagnose() {
+	echo "--- rdma res show qp"; rdma res show qp 2>&1 | head -20
+	echo "--- rdma statistic show link $DEV/1"; rdma statistic show link "$DEV/1" 2>&1
+	echo "--- ip neigh show dev $IF"; ip neigh show dev "$IF" 2>&1
 }
 
 summary() { # OUT: the line worth keeping
@@ -227,7 +237,7 @@ step_pingpong() {
 	set_netdev_mtu 1500
 	vm_signal mtu-back
 	vm_wait mtu-back $WAIT >/dev/null
-	rxe_check pingpong 0
+	rxe_check pingpong
 }
 
 # rping -V: both sides check every ping's payload ("data mismatch!" and an error exit
@@ -246,7 +256,7 @@ step_rdmacm() {
 		pair "ucmatose" $s cm check_cmatose "-b @SRV@" "-s @SRV@" ucmatose -C 20
 		pair "udaddy" $s cm check_cmatose "-b @SRV@" "-s @SRV@" udaddy -C 20
 	done
-	rxe_check rdmacm 0
+	rxe_check rdmacm
 }
 
 # perftest: both sides print the report; the row for SIZE x ITERS has non-zero figures.
@@ -258,7 +268,8 @@ check_perftest() { # OUT SIDE (the server of a WRITE or READ test prints no figu
 	grep -q '^ *#bytes' "$1" || return 1
 	row=$(awk -v s="$PERF_SIZE" -v n="$PERF_ITERS" '$1 == s && $2 == n' "$1" | head -1)
 	[ -n "$row" ] || return 1
-	awk '{ exit !($4 > 0 && $5 > 0) }' <<<"$row"
+	# BW peak and message rate: the average in MiB/s of 200 atomics can round to 0.00.
+	awk '{ exit !($3 > 0 && $5 > 0) }' <<<"$row"
 }
 
 step_perftest() {
@@ -272,30 +283,62 @@ step_perftest() {
 				$t -d "$DEV" -i 1 -x "$GID" -F -s $PERF_SIZE -n $PERF_ITERS
 		done
 	done
-	rxe_check perftest 1
+	rxe_check perftest
 }
 
 # Soft-RoCE's own counters (rdma statistic show link rxe0/1; rxe_hw_counters.c names them
 # sent_pkts, rcvd_pkts, duplicate_request, out_of_seq_request, rcvd_rnr_err, send_rnr_err,
 # rcvd_seq_err, ack_deferred, retry_exceeded_err, retry_rnr_exceeded_err,
-# completer_retry_err, send_err, link_downed, rdma_sends, rdma_recvs). rxe has no ICRC
-# counter: a frame failing its ICRC (or another receive check) is dropped before
-# rcvd_pkts counts it. So the last step prints a line
+# completer_retry_err, send_err, link_downed, rdma_sends, rdma_recvs).
+# After each step their growth is printed and checked: the hard errors
+# (retry_exceeded_err, retry_rnr_exceeded_err, send_err, link_downed) must not grow. The
+# sequence errors (out_of_seq_request, rcvd_seq_err) and retransmissions
+# (duplicate_request, completer_retry_err) are printed, not failed: under TCG on a busy
+# host an ACK often comes after the 67 ms transport timer the tools set (timeout 14), and
+# the dgram link drops frames when a receiving QEMU's socket is full; go-back-N recovers
+# from both, and two stock rxe ends show them too (measured: +1 and +2 out_of_seq_request
+# with +208 and +300 duplicate_request over the pingpong step at load average 3). Frames
+# the other end got wrong are what fails: a bad ICRC (below), a bad payload (-c, -V).
+# rxe has no ICRC counter: a frame failing its ICRC is dropped before rcvd_pkts counts it,
+# silently. So setup puts a return probe on rxe's ICRC check (rxe_icrc_check(), through
+# tracefs kprobe_events) that records every non-zero return; step counters fails on any,
+# and wants the probe's hit count (kprobe_profile) to be at least rcvd_pkts with nothing
+# missed. Step mark (after the loss-free steps) prints
 #   ROCE-RXE vmN sent_pkts=S rcvd_pkts=R
-# and the host (tests/guest/roce-check) compares R with the RoCE frames the capture at
-# this VM's end of the link shows arriving: equal when rxe accepted every one.
-# After each step the counters' growth is printed and checked: the hard errors
-# (retry_exceeded_err, retry_rnr_exceeded_err, send_err, link_downed) must not grow, nor
-# the sequence errors (out_of_seq_request, rcvd_seq_err) in the steps that do not fill the
-# link (pingpong, rdmacm). The bandwidth tests do: the dgram link drops frames when the
-# receiving QEMU's socket is full, and go-back-N recovers, so there the sequence errors
-# and retransmissions (duplicate_request, completer_retry_err) are printed, not failed.
+# and sends one UDP datagram to port 9 of the other VM over the link, the mark; the host
+# (tests/guest/roce-check) compares S with the RoCE frames its end of the link shows
+# leaving before this VM's mark, and prints how many of those arriving before the other
+# VM's mark rxe did not count (frames for a QP already destroyed, or not yet ready, are
+# dropped the same way; the ICRC probe tells them apart).
+TRACEFS=/sys/kernel/tracing
+KPROBE=vcxroce/rxe_icrc_check
+rxe_icrc_probe_start() {
+	[ -e $TRACEFS/kprobe_events ] || mount -t tracefs nodev $TRACEFS || fail "cannot mount tracefs"
+	echo "r:$KPROBE rxe_icrc_check ret=\$retval:s32" >>$TRACEFS/kprobe_events ||
+		fail "cannot probe rxe_icrc_check (kprobe_events)"
+	echo 'ret != 0' >$TRACEFS/events/$KPROBE/filter || fail "kprobe filter"
+	echo >$TRACEFS/trace
+	echo 1 >$TRACEFS/events/$KPROBE/enable || fail "cannot enable the rxe_icrc_check probe"
+	ok "ICRC failures of $DEV traced (return probe on rxe_icrc_check)"
+}
+rxe_icrc_probe_check() { # RCVD_PKTS
+	local prof hits missed bad
+	prof=$(cat $TRACEFS/kprobe_profile)
+	# (no process substitution: the guest has no /dev/fd)
+	read -r hits missed <<<"$(awk -v e="${KPROBE#*/}" '$1 == e { print $2, $3 }' <<<"$prof")"
+	bad=$(grep -c 'rxe_icrc_check:' $TRACEFS/trace || true)
+	[ "$bad" = 0 ] || fail "$DEV: $bad received frames failed rxe's ICRC check: $(grep -m3 'rxe_icrc_check:' $TRACEFS/trace)"
+	[ "${missed:-x}" = 0 ] && [ "${hits:-0}" -ge "$1" ] ||
+		fail "$DEV: the rxe_icrc_check probe hit ${hits:-?} times, missed ${missed:-?} (received $1)"
+	ok "$DEV: rxe checked the ICRC of $hits received frames, none failed"
+}
+
 RXE_COUNTERS="sent_pkts rcvd_pkts out_of_seq_request rcvd_seq_err duplicate_request completer_retry_err rcvd_rnr_err send_rnr_err retry_exceeded_err retry_rnr_exceeded_err send_err link_downed"
 declare -A RXE_LAST=()
 counter() { # STATS NAME
 	awk -v f="$2" '{ for (i = 1; i < NF; i++) if ($i == f) { print $(i + 1); exit } }' <<<"$1"
 }
-rxe_check() { # STEP LOSSY(0|1)
+rxe_check() { # STEP
 	local stats name v d deltas="" bad=""
 	is_rxe || return 0
 	stats=$(rdma statistic show link "$DEV/1") || fail "rdma statistic show link $DEV/1"
@@ -307,20 +350,38 @@ rxe_check() { # STEP LOSSY(0|1)
 		deltas="$deltas $name+$d"
 		case $name in
 		retry_exceeded_err | retry_rnr_exceeded_err | send_err | link_downed) [ $d = 0 ] || bad="$bad $name+$d" ;;
-		out_of_seq_request | rcvd_seq_err) [ $d = 0 ] || [ "$2" = 1 ] || bad="$bad $name+$d" ;;
 		esac
 	done
 	[ -z "$bad" ] || fail "$DEV counters over step $1 show errors:$bad (all:$deltas)"
 	ok "$DEV counters over step $1:$deltas"
 }
 
-step_counters() {
+# The mark (above). Both VMs have finished the steps before; one second more lets a last
+# retransmission land before the counters are read. The other VM's next RoCE frame comes
+# after this VM's mark: both meet once more before going on.
+step_mark() {
 	local stats
+	vm_signal mark-ready
+	vm_wait mark-ready $WAIT >/dev/null
+	sleep 1
 	if is_rxe; then
 		stats=$(rdma statistic show link "$DEV/1") || fail "rdma statistic show link $DEV/1"
 		[ "$(counter "$stats" sent_pkts)" -gt 0 ] && [ "$(counter "$stats" rcvd_pkts)" -gt 0 ] ||
 			fail "$DEV sent or received no packet: $stats"
 		echo "ROCE-RXE vm$me sent_pkts=$(counter "$stats" sent_pkts) rcvd_pkts=$(counter "$stats" rcvd_pkts)"
+	fi
+	python3 -c 'import socket, sys; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(sys.argv[2].encode(), (sys.argv[1], 9))' \
+		"$PEER4" "roce-link mark vm$me" || fail "cannot send the mark to $PEER4"
+	vm_signal mark-sent
+	vm_wait mark-sent $WAIT >/dev/null
+}
+
+step_counters() {
+	local stats
+	if is_rxe; then
+		stats=$(rdma statistic show link "$DEV/1") || fail "rdma statistic show link $DEV/1"
+		log "rdma statistic show link $DEV/1 after the run: $(tr -s ' \n' ' ' <<<"$stats")"
+		rxe_icrc_probe_check "$(counter "$stats" rcvd_pkts)"
 	else
 		stats=$(rdma statistic show link "$DEV/1" 2>&1) || stats="(none: $stats)"
 		log "rdma statistic show link $DEV/1: $(tr -s ' \n' ' ' <<<"$stats")"
