@@ -38,7 +38,7 @@ me=$VCX_VM_INDEX other=$((1 - VCX_VM_INDEX))
 # stops at once.
 trap 'rc=$?; [ $rc = 0 ] || [ -e "$VCX_SHARED/failed.vm$me" ] ||
 	echo "roce-link.sh exited with $rc" >"$VCX_SHARED/failed.vm$me"' EXIT
-IP4=192.168.77.$((me + 1)) PEER4=192.168.77.$((other + 1))
+IP4=192.168.77.$((me + 1))
 IF=${VCX_LINK_IF:-}
 # Bounds for a machine shared with other VMs (TCG): one tool run, one rendezvous.
 RUN_T=${ROCE_RUN_TIMEOUT:-240}
