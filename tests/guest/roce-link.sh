@@ -177,7 +177,7 @@ pair() {
 diagnose() {
 	echo "--- rdma res show qp"; rdma res show qp 2>&1 | head -20
 	echo "--- rdma statistic show link $DEV/1"; rdma statistic show link "$DEV/1" 2>&1
-	echo "--- ip neigh show dev $IF"; ip neigh show dev "$IF" 2>&1
+	echo "--- ip neigh show dev $IF"; ip -color=never neigh show dev "$IF" 2>&1
 }
 
 summary() { # OUT: the line worth keeping
