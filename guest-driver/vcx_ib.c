@@ -827,6 +827,8 @@ int vcx_ib_add(struct vcx_dev *vdev)
 	if (err)
 		goto err_roce;
 
+	/* Before any QP: each names the port's Q counter at RST2INIT. */
+	vcx_counters_init(ibd);
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = ibd;
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);
@@ -846,6 +848,7 @@ int vcx_ib_add(struct vcx_dev *vdev)
 err_umr:
 	vcx_xrc_cleanup(ibd);
 	vcx_umr_cleanup(ibd);
+	vcx_counters_cleanup(ibd);
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = NULL;
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);
@@ -868,6 +871,7 @@ void vcx_ib_remove(struct vcx_dev *vdev)
 	ib_unregister_device(&ibd->ibdev);
 	vcx_xrc_cleanup(ibd);
 	vcx_umr_cleanup(ibd);
+	vcx_counters_cleanup(ibd);
 	spin_lock_irqsave(&vdev->ib_lock, flags);
 	vdev->ib = NULL;
 	spin_unlock_irqrestore(&vdev->ib_lock, flags);

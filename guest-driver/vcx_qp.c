@@ -747,6 +747,9 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		kfree(in);
 		return err;
 	}
+	/* All of the port's QPs count in its Q counter (vcx_counters.c), as mlx5_ib's do. */
+	if (op == VCX_CMD_OP_RST2INIT_QP)
+		vcx_set(in + VCX_QP_IN_QPC_AT, VCX_QPC_COUNTER_SET_ID, ibd->q_counter);
 	optpar = vcx_ib_mask_to_optpar(mask) & vcx_qp_opt_mask(cur, new, qp->st);
 	vcx_set(in, VCX_CMD_IN_OPCODE, op);
 	vcx_set(in, VCX_MODIFY_QP_IN_QPN, qp->qpn);

@@ -87,6 +87,12 @@ struct vcx_ib_dev {
 	struct vcx_umr umr;
 	spinlock_t bf_lock;
 	struct vcx_qp *gsi_qp;		/* the port's GSI QP (QP1), at most one */
+	/* The port's Q counter, named by every QP (vcx_counters.c); 0: none. */
+	u32 q_counter;
+	bool q_counter_alloc;
+	u32 num_cnt;			/* hw_counters shown */
+	struct rdma_stat_desc *cnt_desc;
+	struct vcx_fld *cnt_fld;	/* query_q_counter_out field of each */
 };
 
 static inline struct vcx_ib_dev *to_vibdev(struct ib_device *ibdev)
@@ -321,6 +327,10 @@ static inline struct vcx_dev *ibdev_to_vdev(struct ib_device *ibdev)
 }
 
 #define vcx_cap(vdev, fld)	vcx_get((vdev)->caps.general, VCX_CAP_GEN_##fld)
+
+/* vcx_counters.c */
+void vcx_counters_init(struct vcx_ib_dev *ibd);
+void vcx_counters_cleanup(struct vcx_ib_dev *ibd);
 
 /* vcx_ib.c */
 int vcx_ib_db_alloc(struct vcx_dev *vdev, struct vcx_db *db);

@@ -16,7 +16,8 @@ Links (docs/networking.md): with --vms 2, eth0 (virtio-net) of the two VMs share
 each QEMU); --peer virtio puts a plain virtio-net instead of vcx on VM 2's end of it. One
 VM keeps the port without a netdev (loopback only) unless --vcx-netdev gives one. The
 guest brings the port's interface up with 192.168.77.N/24 and fd77::N/64 (N = VM index +
-1; --vcx-ip) before the command runs. --capture dumps the vcx link as VM 1 sees it.
+1; --vcx-ip) before the command runs. --capture dumps the vcx link as VM 1 sees it
+(--capture-peer: as VM 2 does).
 """
 import argparse
 import ipaddress
@@ -226,10 +227,11 @@ class Vm:
             netdev = f"{a.vcx_netdev},id={VCX_NETDEV}"
         if netdev:
             argv += ["-netdev", netdev]
-            if a.capture and self.index == 0:
+            capture = a.capture if self.index == 0 else a.capture_peer
+            if capture:
                 # Frames in both directions as this VM's end sees them, before the NIC.
                 argv += ["-object", f"filter-dump,id={VCX_CAPTURE_ID},netdev={VCX_NETDEV},"
-                                    f"file={a.capture},maxlen={a.capture_maxlen}"]
+                                    f"file={capture},maxlen={a.capture_maxlen}"]
         if nic == "virtio":
             return argv + ["-device", f"virtio-net-pci,netdev={VCX_NETDEV},"
                                       f"mac={link_mac(self.index)},romfile="]
@@ -356,6 +358,9 @@ def main():
     p.add_argument("--capture", default="",
                    help="pcap of the vcx link at VM 1 (QEMU filter-dump; needs a netdev: "
                         "--vms 2 or --vcx-netdev)")
+    p.add_argument("--capture-peer", default="",
+                   help="pcap of the vcx link at VM 2 (--vms 2): what VM 2's end sends and "
+                        "receives, frames the link dropped on the way to it absent")
     p.add_argument("--capture-maxlen", type=int, default=65536,
                    help="bytes kept of each captured frame (filter-dump maxlen)")
     p.add_argument("--dry-run", action="store_true",
@@ -391,6 +396,12 @@ def main():
         a.capture = os.path.abspath(a.capture)
         if "," in a.capture:
             sys.exit("vcx vm: --capture: no comma in the file name (QEMU option syntax)")
+    if a.capture_peer:
+        if a.no_vcx or a.vms != 2:
+            sys.exit("vcx vm: --capture-peer needs --vms 2")
+        a.capture_peer = os.path.abspath(a.capture_peer)
+        if "," in a.capture_peer:
+            sys.exit("vcx vm: --capture-peer: no comma in the file name (QEMU option syntax)")
     try:
         for i in range(a.vms):
             link_addresses(a.vcx_ip, i)

@@ -286,7 +286,11 @@
 #define VCX_CAP_GEN_LOG_MAX_RA_RES_QP	VCX_FLD(0x15a, 6)
 #define VCX_CAP_GEN_CACHE_LINE_128BYTE	VCX_FLD(0x164, 1)
 #define VCX_CAP_GEN_GID_TABLE_SIZE	VCX_FLD(0x170, 16)
+#define VCX_CAP_GEN_OUT_OF_SEQ_CNT	VCX_FLD(0x180, 1)	/* Q counter out_of_sequence */
+#define VCX_CAP_GEN_RETRANSMISSION_Q_COUNTERS	VCX_FLD(0x182, 1)	/* duplicate_request .. local_ack_timeout_err */
 #define VCX_CAP_GEN_MAX_QP_CNT		VCX_FLD(0x186, 10)
+#define VCX_CAP_GEN_ENHANCED_ERROR_Q_COUNTERS	VCX_FLD(0x1b1, 1)	/* the Q counters' CQE error fields */
+#define VCX_CAP_GEN_ROCE_ACCL		VCX_FLD(0x149, 1)	/* the Q counters' roce_adp_retrans .. */
 #define VCX_CAP_GEN_PKEY_TABLE_SIZE	VCX_FLD(0x190, 16)
 #define VCX_CAP_GEN_VPORT_GROUP_MANAGER	VCX_FLD(0x1a0, 1)
 #define VCX_CAP_GEN_IB_VIRT		VCX_FLD(0x1a2, 1)

@@ -28,6 +28,9 @@ has "$a" "-device vcx,id=vcx0,netdev=vcxnet,mac=52:54:00:77:00:01 " "vm0 vcx"
 has "$b" "-device vcx,id=vcx0,netdev=vcxnet,mac=52:54:00:77:00:02 " "vm1 vcx"
 has "$a" "-object filter-dump,id=vcxcap,netdev=vcxnet,file=/tmp/x.pcap" "vm0 capture"
 hasnt "$b" "filter-dump" "vm1 capture"
+out=$(vm --vms 2 --base-port 31000 --capture /tmp/x.pcap --capture-peer /tmp/y.pcap)
+has "$(sed -n 1p <<<"$out")" "-object filter-dump,id=vcxcap,netdev=vcxnet,file=/tmp/x.pcap" "--capture-peer: vm0"
+has "$(sed -n 2p <<<"$out")" "-object filter-dump,id=vcxcap,netdev=vcxnet,file=/tmp/y.pcap" "--capture-peer: vm1"
 has "$a" "vcxvm.addr=192.168.77.1/24,fd77::1/64" "vm0 addresses"
 has "$b" "vcxvm.addr=192.168.77.2/24,fd77::2/64" "vm1 addresses"
 has "$a" "mount_tag=vcxshared" "vm0 shared directory"
@@ -48,7 +51,7 @@ has "$none" "-netdev user,restrict=on,id=vcxnet" "--vcx-netdev"
 has "$none" "-device vcx,id=vcx0,netdev=vcxnet,mac=52:54:00:77:00:01" "--vcx-netdev"
 
 for bad in "--peer virtio" "--capture /tmp/x.pcap" "--vms 2 --vcx-netdev user" \
-	"--vms 2 --vcx-ip 10.0.0.0/31" "--vcx-ip 10.0.0.300/24" "--vms 2 --link-nics vcx"; do
+	"--vms 2 --vcx-ip 10.0.0.0/31" "--vcx-ip 10.0.0.300/24" "--vms 2 --link-nics vcx" "--capture-peer /tmp/y.pcap"; do
 	# shellcheck disable=SC2086
 	! vm $bad >/dev/null 2>&1 || fail "accepted: $bad"
 done
