@@ -135,6 +135,10 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(LOG_MAX_SQ, VCX_NIC_LOG_MAX_WQ, VCX_NIC_LOG_MAX_WQ),
     GEN(MAX_QP_CNT, VCX_NIC_MAX_QCOUNTERS, VCX_NIC_MAX_QCOUNTERS),
     GEN(MODIFY_RQ_COUNTER_SET_ID, 1, 1),
+    /* the RDMA fields of the Q counters the RoCEv2 engine counts (roce/); not the
+     * enhanced error (CQE error) fields, which read 0 */
+    GEN(OUT_OF_SEQ_CNT, 1, 1),
+    GEN(RETRANSMISSION_Q_COUNTERS, 1, 1),
     GEN(LOG_MAX_CURRENT_UC_LIST, VCX_NIC_LOG_UC_LIST, VCX_NIC_LOG_UC_LIST),
     GEN(LOG_MAX_CURRENT_MC_LIST, VCX_NIC_LOG_MC_LIST, VCX_NIC_LOG_MC_LIST),
     /* what vcx-xport.c executes: 8-byte CS and FA on RC and XRC QPs, no DC */

@@ -584,7 +584,8 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
     uint8_t buf[4096];
     VcxWireAddr a;
 
-    if (!wr->rd_active || qp->state != VCX_QP_STATE_RTS) {
+    /* a responder answers in RTR as in RTS (IBTA 10.3.1: RTR receives and responds) */
+    if (!wr->rd_active || !vcx_qp_receiving(qp)) {
         wr->rd_active = false;
         return false;
     }

@@ -238,7 +238,8 @@ class Wire(Nic):
         assert r.status == 0, "%s 0x%x 0x%x" % (op, r.status, r.syndrome)
 
     def wire_qp(self, st, pd, cq, psn=0x100, rpsn=0x200, retry=7, ack_timeout=14,
-                min_rnr=5, mtu=MTU256, rnr_retry=7, counter=0, rgid=PEER_GID, path=()):
+                min_rnr=5, mtu=MTU256, rnr_retry=7, counter=0, rgid=PEER_GID, path=(),
+                rts=True):
         """A QP connected to the test's QP RQPN on the peer host (path rgid/rmac)."""
         qp = self.create_qp(st, pd, cq, cq)
         f = [("rre", 1), ("rwe", 1), ("rae", 1)] if st == "RC" else [("rwe", 1)]
@@ -251,6 +252,8 @@ class Wire(Nic):
         self.modify_raw("INIT2RTR_QP", qp, f,
                         ads=[("vhca_port_num", 1), ("hop_limit", 64)] + list(path),
                         rgid=rgid, rmac=PEER)
+        if not rts:
+            return qp                   # a responder only (perftest's READ server)
         f = [("next_send_psn", psn)]
         if st == "RC":
             f += [("retry_count", retry), ("rnr_retry", rnr_retry), ("log_sra_max", 2)]
@@ -467,6 +470,26 @@ def case_responder(v):
          "out_of_sequence 2, duplicate_request 3, one READ, one atomic, one WRITE request")
     r = v.query_q_counter(qc)
     t.eq(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_DUPLICATE_REQUEST"]), 0, "cleared by clear=1")
+
+
+def case_rtr_responder(v):
+    """A QP left in RTR responds: READ responses and ACKs (IBTA 10.3.1), as the server of
+    ib_read_bw, which never moves its QP to RTS, needs."""
+    pd, buf, key, cq = setup(v)
+    qp = v.wire_qp("RC", pd, cq, rts=False)
+    src = pattern(600, 77)
+    v.qt.memwrite(buf + 0x7000, src)
+    v.inject(frame(0x0c, qp.qpn, 0x200, ext=reth(buf + 0x7000, key, 600), ackreq=True))
+    fr = v.out(3)
+    t.eq([(d["name"], d["psn"]) for d in fr],
+         [("READ_RESPONSE_FIRST", 0x200), ("READ_RESPONSE_MIDDLE", 0x201),
+          ("READ_RESPONSE_LAST", 0x202)], "RTR QP: READ answered with three responses")
+    t.eq(b"".join(d["payload"] for d in fr), src, "RTR QP: READ response payload bytes")
+    v.inject(frame(0x0a, qp.qpn, 0x203, b"rtr", ext=reth(buf + 0x7400, key, 3), ackreq=True))
+    fr = v.out(1)
+    t.eq([(d["name"], d["psn"], d["synd"]) for d in fr], [("ACKNOWLEDGE", 0x203, 0x1f)],
+         "RTR QP: WRITE ACKed")
+    t.eq(v.qt.memread(buf + 0x7400, 3), b"rtr", "RTR QP: WRITE payload in memory")
 
 
 def case_bad_frames(v):
@@ -716,7 +739,7 @@ def main():
         for name, fn in (("RC SEND", case_rc_send), ("RC WRITE/READ/atomic",
                                                       case_rc_write_read_atomic),
                          ("UD SEND", case_ud_send), ("GSI", case_gsi), ("UC", case_uc),
-                         ("responder", case_responder),
+                         ("responder", case_responder), ("RTR responder", case_rtr_responder),
                          ("bad frames", case_bad_frames), ("retransmission", case_retransmit),
                          ("wire faults", case_faults), ("IPv6", case_ipv6),
                          ("receive faults", case_rx_faults), ("fuzz", case_fuzz)):
