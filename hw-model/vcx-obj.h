@@ -427,6 +427,7 @@ void vcx_roce_run_end(VcxState *s);
 bool vcx_roce_pending(VcxState *s);
 bool vcx_roce_run(VcxState *s, VcxBudget *b);
 void vcx_roce_fault_prop_init(VcxState *s);
+void vcx_roce_fault_prop_fini(VcxState *s);
 bool vcx_nic_pending(VcxState *s);
 char *vcx_nic_state(VcxState *s);
 

@@ -450,6 +450,11 @@ static void vcx_instance_init(Object *obj)
     vcx_roce_fault_prop_init(VCX(obj));
 }
 
+static void vcx_instance_finalize(Object *obj)
+{
+    vcx_roce_fault_prop_fini(VCX(obj));
+}
+
 /* Guest RAM holds the command queue and, later, all queue state: not migratable yet. */
 static const VMStateDescription vcx_vmstate = {
     .name = TYPE_VCX,
@@ -481,6 +486,7 @@ static const TypeInfo vcx_info = {
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(VcxState),
     .instance_init = vcx_instance_init,
+    .instance_finalize = vcx_instance_finalize,
     .class_init = vcx_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

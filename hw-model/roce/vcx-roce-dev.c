@@ -541,6 +541,13 @@ static void vcx_set_wire_fault(Object *obj, const char *value, Error **errp)
     trace_vcx_roce_fault_set(f.seed, f.tx, f.rx);
 }
 
+/* instance_finalize: the property's state lives as long as the object, not the device */
+void vcx_roce_fault_prop_fini(VcxState *s)
+{
+    g_free(s->wire_fault);
+    s->wire_fault = NULL;
+}
+
 void vcx_roce_fault_prop_init(VcxState *s)
 {
     s->wire_fault = g_new0(VcxRoceFault, 1);

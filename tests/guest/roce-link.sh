@@ -268,8 +268,10 @@ check_perftest() { # OUT SIDE (the server of a WRITE or READ test prints no figu
 	grep -q '^ *#bytes' "$1" || return 1
 	row=$(awk -v s="$PERF_SIZE" -v n="$PERF_ITERS" '$1 == s && $2 == n' "$1" | head -1)
 	[ -n "$row" ] || return 1
-	# BW peak and message rate: the average in MiB/s of 200 atomics can round to 0.00.
-	awk '{ exit !($3 > 0 && $5 > 0) }' <<<"$row"
+	# The message rate (Mpps, 6 decimals): both MiB/s columns of 200 8-byte atomics round
+	# to 0.00 at under 1,300 per second, which a loaded host gives; every completion
+	# is counted by perftest itself, which fails on an error CQE.
+	awk '{ exit !($5 > 0) }' <<<"$row"
 }
 
 step_perftest() {
