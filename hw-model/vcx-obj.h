@@ -200,6 +200,7 @@ struct VcxQp {
     bool rnr_wait;              /* SQ stalled until the RNR timer fires */
     bool kicked;                /* on the executor's run queue */
     bool err_watched;           /* on the ERR watch list (vcx_xport_err_watch) */
+    bool comm_est;              /* Communication Established posted since INIT2RTR */
     uint64_t gen;               /* incarnation: new at CREATE_QP and at every 2RST_QP */
     VcxXportQp *xs;             /* WQE in execution, message arriving (vcx-xport.c) */
     QTAILQ_ENTRY(VcxQp) run_link;
@@ -367,6 +368,7 @@ void vcx_srq_free(VcxState *s, VcxSrq *srq);
 /* Take the next WQE of an SRQ: 1 taken, 0 none posted, -1 SRQ in error. */
 int vcx_srq_pop(VcxState *s, VcxSrq *srq, uint8_t *wqe, uint16_t *index);
 void vcx_qp_srq_event(VcxState *s, uint8_t type, uint32_t number, uint8_t queue_type);
+void vcx_qp_comm_est(VcxState *s, VcxQp *qp);
 
 /* vcx-xrc.c: XRC domains, XRC SRQs, the XRC checks of CREATE_QP and of the responder */
 uint8_t vcx_cmd_alloc_xrcd(VcxState *s, VcxCmd *cmd);

@@ -501,6 +501,7 @@ uint8_t vcx_cmd_modify_qp(VcxState *s, VcxCmd *cmd)
         break;
     case T_INIT2RTR:
         qp->rq_psn = vcx_get(qp->qpc, VCX_QPC_NEXT_RCV_PSN);
+        qp->comm_est = false;
         break;
     case T_RTR2RTS:
         qp->sq_psn = vcx_get(qp->qpc, VCX_QPC_NEXT_SEND_PSN);

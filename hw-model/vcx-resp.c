@@ -271,6 +271,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
         ack->type = rc ? VCX_NAK_SEQ : VCX_NO_RESPONSE;
         return;
     }
+    vcx_qp_comm_est(s, qp);             /* the first packet in RTR */
     if (!ud && vcx_rx_busy(s, &qp->xs->rx)) {
         /* a second sender interleaving its packets with the message in progress */
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x: message from QP 0x%x while one from "

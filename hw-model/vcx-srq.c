@@ -440,6 +440,21 @@ void vcx_qp_srq_event(VcxState *s, uint8_t type, uint32_t number, uint8_t queue_
     vcx_eq_post_event(s, type, 0, vcx_cptr(eqe, VCX_EQE_DATA), VCX_EQE_DATA.width / 8);
 }
 
+/*
+ * Communication Established (IBTA 11.6.3.1, PRM event 0x02): the first packet a
+ * connected QP accepts while in RTR, once per INIT2RTR. The connection manager of the
+ * passive side takes it as the connection's establishment when the RTU MAD is late or
+ * lost (ib_cm's notify path), so a ULP on it does not wait for a retransmitted REP.
+ */
+void vcx_qp_comm_est(VcxState *s, VcxQp *qp)
+{
+    if (qp->state != VCX_QP_STATE_RTR || qp->comm_est || vcx_qp_is_dgram(qp)) {
+        return;
+    }
+    qp->comm_est = true;
+    vcx_qp_srq_event(s, VCX_EVENT_TYPE_COMM_EST, qp->qpn, VCX_EVENT_QUEUE_TYPE_QP);
+}
+
 static void vcx_srq_catas(VcxState *s, VcxSrq *srq, const char *why)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "vcx: SRQ 0x%x: %s: SRQ goes to error\n", srq->srqn,

@@ -551,6 +551,7 @@ void vcx_roce_resp_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn, "FIRST/MIDDLE not one MTU");
         return;
     }
+    vcx_qp_comm_est(s, qp);             /* the first packet accepted in RTR */
     if (p->flags & VCX_OPF_FIRST) {
         vcx_roce_qc(s, qp, (p->flags & VCX_OPF_WRITE) ? VCX_QC_RX_WRITE_REQUESTS :
                            (p->flags & VCX_OPF_READ_REQ) ? VCX_QC_RX_READ_REQUESTS :

@@ -477,6 +477,7 @@ def case_rtr_responder(v):
     ib_read_bw, which never moves its QP to RTS, needs."""
     pd, buf, key, cq = setup(v)
     qp = v.wire_qp("RC", pd, cq, rts=False)
+    v.events()
     src = pattern(600, 77)
     v.qt.memwrite(buf + 0x7000, src)
     v.inject(frame(0x0c, qp.qpn, 0x200, ext=reth(buf + 0x7000, key, 600), ackreq=True))
@@ -485,11 +486,15 @@ def case_rtr_responder(v):
          [("READ_RESPONSE_FIRST", 0x200), ("READ_RESPONSE_MIDDLE", 0x201),
           ("READ_RESPONSE_LAST", 0x202)], "RTR QP: READ answered with three responses")
     t.eq(b"".join(d["payload"] for d in fr), src, "RTR QP: READ response payload bytes")
+    qpn_of = lambda e: e[0x3b] | e[0x3a] << 8 | e[0x39] << 16  # noqa: E731
+    t.eq([(ty, qpn_of(e)) for ty, e in v.events()], [(0x02, qp.qpn)],
+         "first packet in RTR: Communication Established (0x02) for the QP")
     v.inject(frame(0x0a, qp.qpn, 0x203, b"rtr", ext=reth(buf + 0x7400, key, 3), ackreq=True))
     fr = v.out(1)
     t.eq([(d["name"], d["psn"], d["synd"]) for d in fr], [("ACKNOWLEDGE", 0x203, 0x1f)],
          "RTR QP: WRITE ACKed")
     t.eq(v.qt.memread(buf + 0x7400, 3), b"rtr", "RTR QP: WRITE payload in memory")
+    t.eq(v.events(), [], "Communication Established once per INIT2RTR, not per packet")
 
 
 def case_bad_frames(v):

@@ -24,8 +24,8 @@ DBR_BASE = 0x13000000
 DATA_BASE = 0x14000000
 ASYNC_EQ = EQ_BASE            # EQ 0: async events
 COMP_EQ = EQ_BASE + 0x10000   # EQ 1: completion events
-ASYNC_EVENTS = ((1 << 0x04) | (1 << 0x05) | (1 << 0x10) | (1 << 0x11) | (1 << 0x12) |
-                (1 << 0x13) | (1 << 0x14))
+ASYNC_EVENTS = ((1 << 0x02) | (1 << 0x04) | (1 << 0x05) | (1 << 0x10) | (1 << 0x11) |
+                (1 << 0x12) | (1 << 0x13) | (1 << 0x14))
 
 ST = {"RC": 0, "UC": 1, "UD": 2, "QP1": 8, "REG_UMR": 0xc}
 # GID table entry 0 of every Verbs() device: ::ffff:10.0.0.1 (the av() default destination)
