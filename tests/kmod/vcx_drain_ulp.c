@@ -204,7 +204,7 @@ static void ulp_qp_event(struct ib_event *ev, void *ctx)
 	if (ev->event == IB_EVENT_QP_LAST_WQE_REACHED) {
 		atomic_inc(&r->last_wqe);
 		wake_up(&r->u->wq);
-	} else {
+	} else if (ev->event != IB_EVENT_COMM_EST) {	/* first packet in RTR */
 		ulp_fail(r->u, "%s: unexpected QP event %s", r->c->name, ib_event_msg(ev->event));
 	}
 }

@@ -229,8 +229,11 @@ static void ulp_srq_event(struct ib_event *ev, void *ctx)
 
 static void ulp_qp_event(struct ib_event *ev, void *ctx)
 {
-	/* LAST_WQE_REACHED at teardown is expected; anything else is reported. */
-	if (ev->event != IB_EVENT_QP_LAST_WQE_REACHED)
+	/*
+	 * LAST_WQE_REACHED at teardown is expected, and COMM_EST from a QP that receives
+	 * its first packet in RTR (IBTA 11.6.3.1); anything else is reported.
+	 */
+	if (ev->event != IB_EVENT_QP_LAST_WQE_REACHED && ev->event != IB_EVENT_COMM_EST)
 		ulp_fail(ctx, "unexpected QP event %s", ib_event_msg(ev->event));
 }
 
@@ -258,7 +261,8 @@ static void ulp_xrc_qp_event(struct ib_event *ev, void *ctx)
 	if (ev->event == IB_EVENT_QP_REQ_ERR) {
 		atomic_inc(&u->xrc_req_err);
 		wake_up(&u->wq);
-	} else if (ev->event != IB_EVENT_QP_LAST_WQE_REACHED) {
+	} else if (ev->event != IB_EVENT_QP_LAST_WQE_REACHED &&
+		   ev->event != IB_EVENT_COMM_EST) {	/* first packet in RTR */
 		ulp_fail(u, "unexpected XRC QP event %s", ib_event_msg(ev->event));
 	}
 }
