@@ -142,7 +142,11 @@ iser_diag() {
 	echo "--- iscsid log ---"; tail -40 /tmp/iscsid.log
 	echo "--- rdma res show cm_id ---"; rdma res show cm_id
 	echo "--- rdma res show qp ---"; rdma res show qp
+	echo "--- rdma res show cq ---"; rdma res show cq
 	echo "--- isert / iser messages ---"; dmesg | grep -i -E "iser|rdma|cma" | tail -30
+	# Where each CPU is (a CPU spinning shows here) and every blocked task.
+	echo l >/proc/sysrq-trigger; echo w >/proc/sysrq-trigger; sleep 1
+	echo "--- sysrq l, w ---"; dmesg | sed -n '/sysrq: Show backtrace of all active CPUs/,$p'
 } >&2
 disc=$(timeout 60 iscsiadm -m discovery -t sendtargets -p "$PORTAL" -I iser 2>&1) ||
 	{ echo "$disc" >&2; iser_diag; fail "sendtargets discovery through iface iser"; }
@@ -190,7 +194,8 @@ wait_session_state() {
 }
 # Log in (bounded), check the transport, find the disk: sets SID and DISK.
 iser_login() { # context
-	iser_node --login >/dev/null
+	timeout 30 iscsiadm -m node -T "$TIQN" -p "$PORTAL" -I iser --login >/dev/null ||
+		{ iser_diag; fail "$1: iscsiadm --login failed or still running after 30 s"; }
 	SID=$(session_id)
 	[ -n "$SID" ] || fail "$1: login returned but no iSCSI session in sysfs"
 	wait_session_state "$SID" 10 LOGGED_IN || fail "$1: $SID is $(session_state "$SID")"
