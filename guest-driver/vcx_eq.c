@@ -143,15 +143,22 @@ static void vcx_eq_dispatch_comp(struct vcx_dev *vdev, const u8 *eqe)
 	vcx_cq_event(vdev, vcx_get(eqe, VCX_EQE_COMP_CQN));
 }
 
+/*
+ * At most VCX_EQ_POLLING_BUDGET EQEs per interrupt (mlx5's MLX5_EQ_POLLING_BUDGET), so a
+ * device that keeps producing events cannot hold a CPU in hard interrupt context: the
+ * arm doorbell that ends the handler fires the vector again at once while EQEs remain
+ * (PRM "Event Queue": arming with EQEs past the consumer counter raises the interrupt).
+ * The budget is also what keeps the device's view of free entries within the spare
+ * entries (VCX_EQ_SPARE_ENTRIES): the consumer counter is published at least that often.
+ */
 static irqreturn_t vcx_eq_irq(int irq, void *data)
 {
 	struct vcx_eq *eq = data;
 	struct vcx_dev *vdev = eq->vdev;
-	unsigned int since_update = 0;
 	int handled = 0;
 	u8 *eqe;
 
-	while ((eqe = vcx_eq_next_eqe(eq))) {
+	while (handled < VCX_EQ_POLLING_BUDGET && (eqe = vcx_eq_next_eqe(eq))) {
 		if (eq == &vdev->ctrl_eq)
 			vcx_eq_dispatch_ctrl(vdev, eqe);
 		else
@@ -159,11 +166,6 @@ static irqreturn_t vcx_eq_irq(int irq, void *data)
 		eq->cons_index++;
 		eq->events++;
 		handled++;
-		/* Keep the device's view of free entries within the spare budget. */
-		if (++since_update >= VCX_EQ_CI_UPDATE_BATCH) {
-			vcx_eq_doorbell(eq, false);
-			since_update = 0;
-		}
 	}
 	vcx_eq_doorbell(eq, true);
 	return handled ? IRQ_HANDLED : IRQ_NONE;

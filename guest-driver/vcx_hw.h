@@ -31,10 +31,10 @@
 #define VCX_PAGE_RECLAIM_TIMEOUT_MS	5000
 #define VCX_HEALTH_MAX_MISSES		3
 
-/* EQ sizes: entries asked for plus the 128-entry spare budget (consumer index is
- * published at least every VCX_EQ_CI_UPDATE_BATCH EQEs). */
+/* EQ sizes: entries asked for plus the 128-entry spare budget (the consumer index is
+ * published at least every VCX_EQ_POLLING_BUDGET EQEs, once per interrupt). */
 #define VCX_EQ_SPARE_ENTRIES		128
-#define VCX_EQ_CI_UPDATE_BATCH		128
+#define VCX_EQ_POLLING_BUDGET		128
 #define VCX_CTRL_EQ_ENTRIES		(256 + VCX_EQ_SPARE_ENTRIES)
 #define VCX_COMP_EQ_ENTRIES		(1024 + VCX_EQ_SPARE_ENTRIES)
 /* EQ numbers firmware keeps for itself when max_num_eqs is 0 (log_max_eq form). */

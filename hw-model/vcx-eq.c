@@ -121,6 +121,7 @@ static bool vcx_eq_write(VcxState *s, uint32_t eqn, VcxEq *eq, uint8_t type,
     uint32_t page_shift = VCX_PAGE_SHIFT + eq->log_page_size;
     dma_addr_t addr = eq->pas[off >> page_shift] + (off & ((1ull << page_shift) - 1));
     uint8_t eqe[VCX_EQE_SIZE] = { 0 };
+    MemTxResult r;
 
     if (eq->status != VCX_EQC_STATUS_OK) {
         trace_vcx_dev_err_eq_dropped(eqn, type, "EQ in error");
@@ -140,7 +141,16 @@ static bool vcx_eq_write(VcxState *s, uint32_t eqn, VcxEq *eq, uint8_t type,
     vcx_set(eqe, VCX_EQE_SUB_TYPE, sub_type);
     memcpy(vcx_ptr(eqe, VCX_EQE_DATA), data, MIN(len, VCX_EQE_DATA.width / 8));
     vcx_set(eqe, VCX_EQE_OWNER, (eq->prod >> eq->log_size) & 1);
-    if (pci_dma_write(PCI_DEVICE(s), addr, eqe, sizeof(eqe)) != MEMTX_OK) {
+    /*
+     * The owner byte (the EQE's last) goes out after the rest, as for CQEs: a driver
+     * polling the EQ on another CPU reads the body only once it sees that byte.
+     */
+    r = pci_dma_write(PCI_DEVICE(s), addr, eqe, sizeof(eqe) - 1);
+    if (r == MEMTX_OK) {
+        smp_wmb();
+        r = pci_dma_write(PCI_DEVICE(s), addr + sizeof(eqe) - 1, eqe + sizeof(eqe) - 1, 1);
+    }
+    if (r != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: EQ %u entry %u at 0x%" PRIx64 " not "
                       "writable: EQ goes to error\n", eqn, index, (uint64_t)addr);
         trace_vcx_err_eq_dropped(eqn, type, "write failure");
