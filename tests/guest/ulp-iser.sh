@@ -143,13 +143,27 @@ iser_diag() {
 	echo "--- rdma res show cm_id ---"; rdma res show cm_id
 	echo "--- rdma res show qp ---"; rdma res show qp
 	echo "--- rdma res show cq ---"; rdma res show cq
-	echo "--- isert / iser messages ---"; dmesg | grep -i -E "iser|rdma|cma" | tail -30
+	echo "--- rdma statistic, device state ---"; rdma statistic show link "$VCX_IBDEV/1"
+	vcx_state
+	echo "--- isert / iser messages ---"; dmesg | grep -i -E "iser|rdma|cma" | tail -80
 	# Where each CPU is (a CPU spinning shows here) and every blocked task.
 	echo l >/proc/sysrq-trigger; echo w >/proc/sysrq-trigger; sleep 1
 	echo "--- sysrq l, w ---"; dmesg | sed -n '/sysrq: Show backtrace of all active CPUs/,$p'
 } >&2
+# Both iSER drivers log each PDU and completion during discovery (debug level 3): a
+# discovery that stalls then says which side saw what last.
+iser_debug() { # level
+	local m
+	for m in ib_iser ib_isert; do
+		[ -w /sys/module/$m/parameters/debug_level ] &&
+			echo "$1" >/sys/module/$m/parameters/debug_level
+	done
+	return 0
+}
+iser_debug 3
 disc=$(timeout 60 iscsiadm -m discovery -t sendtargets -p "$PORTAL" -I iser 2>&1) ||
 	{ echo "$disc" >&2; iser_diag; fail "sendtargets discovery through iface iser"; }
+iser_debug 0
 echo "$disc" | grep -q "^$PORTAL,1 $TIQN\$" || { echo "$disc" >&2; fail "discovery: no $TIQN"; }
 iser_node() { iadm 30 -m node -T "$TIQN" -p "$PORTAL" -I iser "$@"; }
 nset() { iser_node -o update -n "$1" -v "$2" >/dev/null; }
