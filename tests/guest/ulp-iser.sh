@@ -145,13 +145,14 @@ iser_diag() {
 	echo "--- rdma res show cq ---"; rdma res show cq
 	echo "--- rdma statistic, device state ---"; rdma statistic show link "$VCX_IBDEV/1"
 	vcx_state
-	echo "--- isert / iser messages ---"; dmesg | grep -i -E "iser|rdma|cma" | tail -80
+	echo "--- isert / iser messages ---"; dmesg | grep -i -E "iser|rdma|cma" | grep -v "WR flushed" | tail -200
 	# Where each CPU is (a CPU spinning shows here) and every blocked task.
 	echo l >/proc/sysrq-trigger; echo w >/proc/sysrq-trigger; sleep 1
 	echo "--- sysrq l, w ---"; dmesg | sed -n '/sysrq: Show backtrace of all active CPUs/,$p'
 } >&2
 # Both iSER drivers log each PDU and completion during discovery (debug level 3): a
-# discovery that stalls then says which side saw what last.
+# discovery that stalls then says which side saw what last, and the initiator's
+# "iser_login_rsp: op 0x24" line shows that the Text Response reached its kernel.
 iser_debug() { # level
 	local m
 	for m in ib_iser ib_isert; do
@@ -160,9 +161,31 @@ iser_debug() { # level
 	done
 	return 0
 }
+text_responses() { dmesg_count "iser_login_rsp: op 0x24 "; }
+# SendTargets discovery through the iser iface, in iscsiadm itself. iscsiadm (open-iscsi
+# 2.1.11) loses a Text Response that its kernel delivers before the netlink reply to the
+# SEND_PDU that carried the request: __kipc_call reads that RECV_PDU event out of the
+# socket into conn->recv_context while waiting for its reply, then the discovery loop
+# poll()s the now empty socket until its active timeout, and the reconnect reads the
+# stale PDU as its login response and gives up. A fast loopback makes that order
+# common (about one run in ten here). So: a 10 s active timeout, and a new iscsiadm for
+# up to three tries, each retried only when the initiator's kernel did receive the Text
+# Response (the device delivered it and iscsiadm dropped it); any other failure fails.
+DISC_TRIES=3
+iadm 30 -m discoverydb -t sendtargets -p "$PORTAL" -I iser -o new >/dev/null
+iadm 30 -m discoverydb -t sendtargets -p "$PORTAL" -I iser -o update \
+	-n discovery.sendtargets.timeo.active_timeout -v 10 >/dev/null
 iser_debug 3
-disc=$(timeout 60 iscsiadm -m discovery -t sendtargets -p "$PORTAL" -I iser 2>&1) ||
-	{ echo "$disc" >&2; iser_diag; fail "sendtargets discovery through iface iser"; }
+for try in $(seq $DISC_TRIES); do
+	t0=$(text_responses)
+	disc=$(timeout 60 iscsiadm -m discoverydb -t sendtargets -p "$PORTAL" -I iser \
+		--discover 2>&1) && break
+	echo "$disc" >&2
+	[ $(($(text_responses) - t0)) -gt 0 ] && [ "$try" -lt $DISC_TRIES ] ||
+		{ iser_diag; fail "sendtargets discovery through iface iser (try $try)"; }
+	echo "# discovery try $try: the initiator's kernel received the Text Response," \
+		"iscsiadm lost it (open-iscsi's SEND_PDU race, docs/ulps.md); trying again"
+done
 iser_debug 0
 echo "$disc" | grep -q "^$PORTAL,1 $TIQN\$" || { echo "$disc" >&2; fail "discovery: no $TIQN"; }
 iser_node() { iadm 30 -m node -T "$TIQN" -p "$PORTAL" -I iser "$@"; }
