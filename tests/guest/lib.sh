@@ -38,9 +38,14 @@ dmesg_count() { dmesg | grep -c -E "$1" || true; }
 
 # Kernel log lines that show a warning, oops, corruption or a hung task (case-sensitive
 # on purpose: "loops_per_jiffy" is not an oops), or ib_mad failing to create its QPs on a
-# port (then ib_cm and rdma_cm do not run there). Prints them; returns 0 when clean.
+# port (then ib_cm and rdma_cm do not run there). Prints each with the lines around it
+# (a warning's own text, the modules, registers and call trace follow its first line);
+# returns 0 when clean.
+KERNEL_LOG_BAD="WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption|blocked for more than|Couldn't create ib_mad"
 kernel_log_clean() {
-	! dmesg | grep -E "WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption|blocked for more than|Couldn't create ib_mad"
+	dmesg | grep -q -E "$KERNEL_LOG_BAD" || return 0
+	dmesg | grep -B 3 -A 45 -E "$KERNEL_LOG_BAD"
+	return 1
 }
 
 # Two VMs (--vms 2): both run the same script and meet through the directory they share
