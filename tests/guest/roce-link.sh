@@ -28,7 +28,7 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm perftest counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast perftest counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-200}
 [ "${VCX_VMS:-1}" = 2 ] || fail "roce-link.sh needs two VMs (./vcx vm --vms 2)"
@@ -115,14 +115,15 @@ step_setup() {
 	log "vm$other uses $(vm_wait ready 300)"
 }
 
-# Wait until a server of TOOL listens: TCP port (tcp:PORT) or an rdma_cm ID bound to DEV
-# (cm); fails when the server exits first or after 30 s.
-wait_listen() { # tcp:PORT|cm PID OUT
+# Wait until a server of TOOL listens: TCP port (tcp:PORT), an rdma_cm ID bound to DEV
+# (cm) or a line in its output (out:TEXT); fails when the server exits first or after 30 s.
+wait_listen() { # tcp:PORT|cm|out:TEXT PID OUT
 	local i
 	for i in $(seq 300); do
 		case "$1" in
 		tcp:*) [ -z "$(ss -Hltn "sport = :${1#tcp:}")" ] || return 0 ;;
 		cm) rdma res show cm_id 2>/dev/null | grep -q "link $DEV/1 .*state LISTEN" && return 0 ;;
+		out:*) grep -q "${1#out:}" "$3" 2>/dev/null && return 0 ;;
 		esac
 		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; fail "server exited before listening"; }
 		sleep 0.1
@@ -134,7 +135,7 @@ wait_listen() { # tcp:PORT|cm PID OUT
 # One tool run across the VMs: the VM with index SERVER runs "CMD... SERVER_ARGS", the
 # other "CMD... CLIENT_ARGS", both bounded by RUN_T; in the args @SRV@ stands for the
 # server's link address (192.168.77.N), @CTL@ for its eth0 address. The client starts once
-# the server listens (LISTEN: tcp:PORT or cm). Then CHECK (a function, given the output
+# the server listens (LISTEN: tcp:PORT, cm or out:TEXT). Then CHECK (a function, given the output
 # file and the side) judges the output. Both meet before and after.
 # pair NAME SERVER LISTEN CHECK "SERVER_ARGS" "CLIENT_ARGS" CMD...
 PAIR_N=0
@@ -257,6 +258,49 @@ step_rdmacm() {
 		pair "udaddy" $s cm check_cmatose "-b @SRV@" "-s @SRV@" udaddy -C 20
 	done
 	rxe_check rdmacm
+}
+
+# mckey (UD multicast through rdma_cm): the receiver joins 239.77.0.1 (::ffff:239.77.0.1,
+# MAC 01:00:5e:4d:00:01), posts its receives and says "joined"; the sender joins too,
+# waits 3 s and sends MCAST_N datagrams of MCAST_SIZE bytes to QP 0xFFFFFF; the receiver
+# exits once it has polled MCAST_N completions. mckey counts completions and checks no
+# payload bytes (the device's multicast payload path is checked byte for byte by qtest
+# test_roce). "local": receiver and sender both in vm0, the copy looped back inside the
+# device while the frame also goes on the link, which vm1 has not joined.
+MCAST_GRP=239.77.0.1 MCAST_N=20 MCAST_SIZE=512
+check_mckey() { # OUT SIDE
+	grep -q 'data transfers complete' "$1" && grep -q 'return status 0' "$1"
+}
+
+mckey_local() {
+	local out=/tmp/roce-mckey-local.out sout=/tmp/roce-mckey-local-send.out pid rc=0
+	if [ "$me" = 0 ] && ! is_rxe; then
+		timeout "$RUN_T" stdbuf -oL -eL mckey -m $MCAST_GRP -b "$IP4" -C $MCAST_N \
+			-S $MCAST_SIZE >"$out" 2>&1 &
+		pid=$!
+		wait_listen "out:mckey: joined" $pid "$out"
+		timeout "$RUN_T" stdbuf -oL -eL mckey -s -m $MCAST_GRP -b "$IP4" -C $MCAST_N \
+			-S $MCAST_SIZE >"$sout" 2>&1 || rc=$?
+		wait $pid || rc=$?
+		if [ $rc != 0 ] || ! check_mckey "$out" || ! check_mckey "$sout"; then
+			cat "$out" "$sout" >&2
+			diagnose >&2
+			fail "mckey in one VM (loopback): exit $rc"
+		fi
+		ok "mckey local: $MCAST_N datagrams of $MCAST_SIZE B to $MCAST_GRP, sender and receiver in vm0"
+	fi
+	vm_signal mckey-local
+	vm_wait mckey-local $WAIT >/dev/null
+}
+
+step_mcast() {
+	local s
+	for s in 0 1; do
+		pair "mckey $MCAST_GRP" $s "out:mckey: joined" check_mckey "-b $IP4" "-s -b $IP4" \
+			mckey -m $MCAST_GRP -C $MCAST_N -S $MCAST_SIZE
+	done
+	mckey_local
+	rxe_check mcast
 }
 
 # perftest: both sides print the report; the row for SIZE x ITERS has non-zero figures.
