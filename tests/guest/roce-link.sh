@@ -44,7 +44,7 @@ IF=${VCX_LINK_IF:-}
 RUN_T=${ROCE_RUN_TIMEOUT:-240}
 WAIT=$((RUN_T + 120))
 TCP_PORT=18700
-DEV="" GID=""
+DEV="" GID="" OTHER_DEV=""
 
 log() { echo "# vm$me: $*"; }
 ok() { echo "ok vm$me: $*"; }
@@ -112,7 +112,8 @@ step_setup() {
 	! is_rxe || rxe_icrc_probe_start
 	rxe_check setup
 	vm_signal ready "$DEV"
-	log "vm$other uses $(vm_wait ready 300)"
+	OTHER_DEV=$(vm_wait ready 300)
+	log "vm$other uses $OTHER_DEV"
 }
 
 # Wait until a server of TOOL listens: TCP port (tcp:PORT), an rdma_cm ID bound to DEV
@@ -261,13 +262,16 @@ step_rdmacm() {
 }
 
 # mckey (UD multicast through rdma_cm): the receiver joins 239.77.0.1 (::ffff:239.77.0.1,
-# MAC 01:00:5e:4d:00:01), posts its receives and says "joined"; the sender joins too,
-# waits 3 s and sends MCAST_N datagrams of MCAST_SIZE bytes to QP 0xFFFFFF; the receiver
-# exits once it has polled MCAST_N completions. mckey counts completions and checks no
+# MAC 01:00:5e:4d:00:01), posts MCAST_N receives and says "joined"; the sender joins too,
+# waits 3 s and posts MCAST_SEND datagrams of MCAST_SIZE bytes to QP 0xFFFFFF; the
+# receiver exits once it has polled MCAST_N completions. The sender posts more than the
+# receiver needs because mckey destroys its QP right after posting, unsignaled: Soft-RoCE
+# then flushes what it has not sent yet (an rxe sender of 20 put 18, then 1, on the wire).
+# mckey counts completions and checks no
 # payload bytes (the device's multicast payload path is checked byte for byte by qtest
 # test_roce). "local": receiver and sender both in vm0, the copy looped back inside the
 # device while the frame also goes on the link, which vm1 has not joined.
-MCAST_GRP=239.77.0.1 MCAST_N=20 MCAST_SIZE=512
+MCAST_GRP=239.77.0.1 MCAST_N=20 MCAST_SEND=100 MCAST_SIZE=512
 check_mckey() { # OUT SIDE
 	grep -q 'data transfers complete' "$1" && grep -q 'return status 0' "$1"
 }
@@ -279,7 +283,7 @@ mckey_local() {
 			-S $MCAST_SIZE >"$out" 2>&1 &
 		pid=$!
 		wait_listen "out:mckey: joined" $pid "$out"
-		timeout "$RUN_T" stdbuf -oL -eL mckey -s -m $MCAST_GRP -b "$IP4" -C $MCAST_N \
+		timeout "$RUN_T" stdbuf -oL -eL mckey -s -m $MCAST_GRP -b "$IP4" -C $MCAST_SEND \
 			-S $MCAST_SIZE >"$sout" 2>&1 || rc=$?
 		wait $pid || rc=$?
 		if [ $rc != 0 ] || ! check_mckey "$out" || ! check_mckey "$sout"; then
@@ -287,17 +291,23 @@ mckey_local() {
 			diagnose >&2
 			fail "mckey in one VM (loopback): exit $rc"
 		fi
-		ok "mckey local: $MCAST_N datagrams of $MCAST_SIZE B to $MCAST_GRP, sender and receiver in vm0"
+		ok "mckey local: $MCAST_N of $MCAST_SEND datagrams of $MCAST_SIZE B to $MCAST_GRP received, sender and receiver in vm0"
 	fi
 	vm_signal mckey-local
 	vm_wait mckey-local $WAIT >/dev/null
 }
 
 step_mcast() {
-	local s
+	local s sender_dev
 	for s in 0 1; do
-		pair "mckey $MCAST_GRP" $s "out:mckey: joined" check_mckey "-b $IP4" "-s -b $IP4" \
-			mckey -m $MCAST_GRP -C $MCAST_N -S $MCAST_SIZE
+		# the sender is the client, the VM other than s
+		if [ "$me" = "$s" ]; then sender_dev=$OTHER_DEV; else sender_dev=$DEV; fi
+		if [ "$sender_dev" = rxe0 ]; then
+			log "mckey with vm$s receiving skipped: an rxe0 sender flushes most of its datagrams unsent when mckey destroys its QP at exit"
+			continue
+		fi
+		pair "mckey $MCAST_GRP" $s "out:mckey: joined" check_mckey "-b $IP4 -C $MCAST_N" \
+			"-s -b $IP4 -C $MCAST_SEND" mckey -m $MCAST_GRP -S $MCAST_SIZE
 	done
 	mckey_local
 	rxe_check mcast
