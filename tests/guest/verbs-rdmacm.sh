@@ -119,16 +119,16 @@ cmatose_pair ucmatose messages 3
 # receives before it says "joined"; the sender joins, waits 3 s and posts 100 datagrams
 # to QP 0xFFFFFF, of which the receiver polls 20: the device's local copies (the port has
 # no wire). mckey counts completions only (qtest test_roce checks the bytes).
-timeout 120 mckey -m 239.77.0.1 -b $ADDR -C 20 -S 512 >/tmp/mckey-srv.out 2>&1 &
+timeout 120 stdbuf -oL -eL mckey -m 239.77.0.1 -b $ADDR -C 20 -S 512 >/tmp/mckey-srv.out 2>&1 &
 srv=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	grep -q 'mckey: joined' /tmp/mckey-srv.out && break
 	kill -0 $srv 2>/dev/null || break
 	sleep 0.1
 done
 grep -q 'mckey: joined' /tmp/mckey-srv.out || { cat /tmp/mckey-srv.out >&2; fail "mckey: the receiver did not join"; }
 rc=0
-timeout 120 mckey -s -m 239.77.0.1 -b $ADDR -C 100 -S 512 >/tmp/mckey-cli.out 2>&1 || rc=$?
+timeout 120 stdbuf -oL -eL mckey -s -m 239.77.0.1 -b $ADDR -C 100 -S 512 >/tmp/mckey-cli.out 2>&1 || rc=$?
 finish mckey $rc
 for side in cli srv; do
 	grep -q 'data transfers complete' /tmp/mckey-$side.out && grep -q 'return status 0' /tmp/mckey-$side.out ||
