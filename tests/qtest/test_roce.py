@@ -799,8 +799,10 @@ def case_mcast_cmds(v):
     t.eq(caps, (6, 16, 0), "caps log_max_mcg 6, max_qp_mcg 16, block_lb_mc 0")
     a = ud_qp(v, pd, cq, cq, 0x5555)
     rc = v.create_qp("RC", pd, cq, cq)
+    g0 = v.counter("mcgs")
     r = mcg(v, ATTACH, a.qpn, MGID)
-    t.eq((r.status, r.syndrome), (0, 0), "ATTACH a UD QP to ::ffff:239.1.2.3")
+    t.eq((r.status, r.syndrome, v.counter("mcgs")), (0, 0, g0 + 1),
+         "ATTACH a UD QP to ::ffff:239.1.2.3: one more group in use (state mcgs)")
     for what, args, st, chk in (
             ("the same QP twice", (a.qpn, MGID), 0x09, 4),
             ("a QP that does not exist", (0xabcdef, MGID), 0x03, 1),
@@ -824,8 +826,10 @@ def case_mcast_cmds(v):
     for i in range(63):
         r = mcg(v, DETACH, a.qpn, bytes(10) + b"\xff\xff" + bytes([239, 2, 0, i]))
         assert r.status == 0, "DETACH group %d: 0x%x" % (i, r.status)
-    t.eq(mcg(v, ATTACH, a.qpn, MGID6).status, 0, "the groups freed by their last DETACH")
-    t.eq(mcg(v, DETACH, a.qpn, MGID6).status, 0, "and DETACH again")
+    t.eq((mcg(v, ATTACH, a.qpn, MGID6).status, v.counter("mcgs")), (0, g0 + 2),
+         "the groups freed by their last DETACH")
+    t.eq((mcg(v, DETACH, a.qpn, MGID6).status, v.counter("mcgs")), (0, g0 + 1),
+         "and DETACH again")
     # 16 QPs per group; DESTROY_QP leaves the group
     more = [ud_qp(v, pd, cq, cq, 0x5555) for _ in range(15)]
     for q in more:
@@ -840,6 +844,7 @@ def case_mcast_cmds(v):
     t.eq(r.status, 0x03, "DETACH of the destroyed QP: it does not exist (BAD_PARAM)")
     for q in more[1:] + [extra, a, rc]:
         v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], q.qpn)])
+    t.eq(v.counter("mcgs"), g0, "the group went with its last member's DESTROY_QP")
     r = v.create_qp("UD", pd, cq, cq, raw=lambda c: put(c, P["VCX_QPC_BLOCK_LB_MC"], 1))
     t.eq((r.status, r.syndrome & 0xffff0000), (0x03, 0x05000000),
          "CREATE_QP with block_lb_mc (cap 0): BAD_PARAM")
