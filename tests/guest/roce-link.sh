@@ -269,7 +269,7 @@ step_rdmacm() {
 # then flushes what it has not sent yet (an rxe sender of 20 put 18, then 1, on the wire).
 # mckey counts completions and checks no
 # payload bytes (the device's multicast payload path is checked byte for byte by qtest
-# test_roce). "local": receiver and sender both in vm0, the copy looped back inside the
+# test_roce, and through rdma_cm by verbs-pyverbs' test_rdmacm multicast cases). "local": receiver and sender both in vm0, the copy looped back inside the
 # device while the frame also goes on the link, which vm1 has not joined.
 MCAST_GRP=239.77.0.1 MCAST_N=20 MCAST_SEND=100 MCAST_SIZE=512
 check_mckey() { # OUT SIDE
