@@ -244,7 +244,7 @@ bool vcx_roce_mcg_rx(VcxState *s, const VcxRocePkt *p)
         trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "no multicast group of that GID");
         return false;
     }
-    /* a copy: a delivery's CQE or event cannot change the group, but stay safe */
+    /* the members as they are now: a delivery that fails a QP must not move the loop */
     n = g->nqps;
     memcpy(qpns, g->qpn, n * sizeof(qpns[0]));
     for (uint32_t i = 0; i < n; i++) {
