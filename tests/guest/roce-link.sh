@@ -264,37 +264,90 @@ step_rdmacm() {
 # mckey (UD multicast through rdma_cm): the receiver joins 239.77.0.1 (::ffff:239.77.0.1,
 # MAC 01:00:5e:4d:00:01), posts MCAST_N receives and says "joined"; the sender joins too,
 # waits 3 s and posts MCAST_SEND datagrams of MCAST_SIZE bytes to QP 0xFFFFFF; the
-# receiver exits once it has polled MCAST_N completions. The sender posts more than the
-# receiver needs because mckey destroys its QP right after posting, unsignaled: Soft-RoCE
-# then flushes what it has not sent yet (an rxe sender of 20 put 18, then 1, on the wire;
-# vcx_0 senders, 137 of their 200 in one run: the device too drops the unsent WQEs of a
-# destroyed QP, later than rxe).
-# mckey counts completions and checks no payload bytes (the device's multicast payload
-# path is checked byte for byte by qtest test_roce, and through rdma_cm by verbs-pyverbs'
-# test_rdmacm multicast cases). "local": receiver and sender both in vm0, the copy
-# looped back inside the device while the frame also goes on the link, which vm1 has
-# not joined.
-MCAST_GRP=239.77.0.1 MCAST_N=20 MCAST_SEND=100 MCAST_SIZE=512
-check_mckey() { # OUT SIDE
+# receiver exits once it has polled MCAST_N completions. mckey destroys its QP right
+# after posting, unsignaled, so a run can lose what was not sent yet: Soft-RoCE put 18 of
+# 20, then 1 of 100 on the wire; vcx_0, whose executor runs after the doorbell, 137 of
+# 200 in one run and none in another (DESTROY_QP came first). So the sender runs again,
+# at most MCAST_RUNS times, until the receiver has its MCAST_N. mckey counts completions
+# and checks no payload bytes (the device's multicast payload path is checked byte for
+# byte by qtest test_roce, and through rdma_cm by verbs-pyverbs' test_rdmacm multicast
+# cases). "local": receiver and sender both in vm0, the copy looped back inside the
+# device while the frame also goes on the link, which vm1 has not joined.
+MCAST_GRP=239.77.0.1 MCAST_N=20 MCAST_SEND=100 MCAST_SIZE=512 MCAST_RUNS=5
+check_mckey() { # OUT
 	grep -q 'data transfers complete' "$1" && grep -q 'return status 0' "$1"
 }
 
+# True once the other VM has signalled NAME, waiting up to TIMEOUT_S (its failure fails).
+vm_seen() { # NAME TIMEOUT_S
+	local _
+	for _ in $(seq $(($2 * 10))); do
+		[ ! -e "$VCX_SHARED/$1.vm$other" ] || return 0
+		[ ! -e "$VCX_SHARED/failed.vm$other" ] || vm_wait "$1" 1 >/dev/null
+		sleep 0.1
+	done
+	[ -e "$VCX_SHARED/$1.vm$other" ]
+}
+
+mckey_recv_start() { # OUT: the receiver in the background (pid in mc_pid), joined
+	timeout "$RUN_T" stdbuf -oL -eL mckey -m $MCAST_GRP -b "$IP4" -C $MCAST_N \
+		-S $MCAST_SIZE >"$1" 2>&1 &
+	mc_pid=$!
+	wait_listen "out:mckey: joined" $mc_pid "$1"
+}
+mckey_send() { # OUT
+	local rc=0
+	timeout "$RUN_T" stdbuf -oL -eL mckey -s -m $MCAST_GRP -b "$IP4" -C $MCAST_SEND \
+		-S $MCAST_SIZE >"$1" 2>&1 || rc=$?
+	[ $rc = 0 ] && check_mckey "$1" || { cat "$1" >&2; fail "mckey sender: exit $rc"; }
+}
+mckey_recv_end() { # OUT WHAT
+	local rc=0
+	wait $mc_pid || rc=$?
+	if [ $rc != 0 ] || ! check_mckey "$1"; then
+		cat "$1" >&2
+		diagnose >&2
+		fail "mckey $MCAST_GRP ($2): receiver exit $rc after the sender's runs"
+	fi
+}
+
+# Receiver in vm R, sender in the other.
+mckey_pair() { # R
+	local r=$1 tag out runs
+	PAIR_N=$((PAIR_N + 1))
+	tag="p$PAIR_N" out=/tmp/roce-p$PAIR_N.out
+	if [ "$me" = "$r" ]; then
+		mckey_recv_start "$out"
+		vm_signal "$tag-joined"
+		mckey_recv_end "$out" "receiver in vm$r"
+		vm_signal "$tag-rcvd"
+		runs=$(vm_wait "$tag-sent" $WAIT)
+		ok "mckey $MCAST_GRP (receiver): $MCAST_N datagrams from vm$other, $runs sender run(s)"
+	else
+		vm_wait "$tag-joined" $WAIT >/dev/null
+		for runs in $(seq $MCAST_RUNS); do
+			mckey_send "$out"
+			! vm_seen "$tag-rcvd" 15 || break
+		done
+		vm_signal "$tag-sent" "$runs"
+		vm_wait "$tag-rcvd" $WAIT >/dev/null
+		ok "mckey $MCAST_GRP (sender, receiver vm$r): $runs run(s) of $MCAST_SEND datagrams"
+	fi
+}
+
 mckey_local() {
-	local out=/tmp/roce-mckey-local.out sout=/tmp/roce-mckey-local-send.out pid rc=0
+	local out=/tmp/roce-mckey-local.out sout=/tmp/roce-mckey-local-send.out runs
 	if [ "$me" = 0 ] && ! is_rxe; then
-		timeout "$RUN_T" stdbuf -oL -eL mckey -m $MCAST_GRP -b "$IP4" -C $MCAST_N \
-			-S $MCAST_SIZE >"$out" 2>&1 &
-		pid=$!
-		wait_listen "out:mckey: joined" $pid "$out"
-		timeout "$RUN_T" stdbuf -oL -eL mckey -s -m $MCAST_GRP -b "$IP4" -C $MCAST_SEND \
-			-S $MCAST_SIZE >"$sout" 2>&1 || rc=$?
-		wait $pid || rc=$?
-		if [ $rc != 0 ] || ! check_mckey "$out" || ! check_mckey "$sout"; then
-			cat "$out" "$sout" >&2
-			diagnose >&2
-			fail "mckey in one VM (loopback): exit $rc"
-		fi
-		ok "mckey local: $MCAST_N of $MCAST_SEND datagrams of $MCAST_SIZE B to $MCAST_GRP received, sender and receiver in vm0"
+		mckey_recv_start "$out"
+		for runs in $(seq $MCAST_RUNS); do
+			mckey_send "$sout"
+			for _ in $(seq 150); do
+				kill -0 $mc_pid 2>/dev/null || break 2
+				sleep 0.1
+			done
+		done
+		mckey_recv_end "$out" "sender and receiver in vm0"
+		ok "mckey local: $MCAST_N datagrams to $MCAST_GRP received, $runs sender run(s) of $MCAST_SEND, both in vm0"
 	fi
 	vm_signal mckey-local
 	vm_wait mckey-local $WAIT >/dev/null
@@ -303,14 +356,13 @@ mckey_local() {
 step_mcast() {
 	local s sender_dev
 	for s in 0 1; do
-		# the sender is the client, the VM other than s
+		# the sender is the VM other than s
 		if [ "$me" = "$s" ]; then sender_dev=$OTHER_DEV; else sender_dev=$DEV; fi
 		if [ "$sender_dev" = rxe0 ]; then
 			log "mckey with vm$s receiving skipped: an rxe0 sender flushes most of its datagrams unsent when mckey destroys its QP at exit"
 			continue
 		fi
-		pair "mckey $MCAST_GRP" $s "out:mckey: joined" check_mckey "-b $IP4 -C $MCAST_N" \
-			"-s -b $IP4 -C $MCAST_SEND" mckey -m $MCAST_GRP -S $MCAST_SIZE
+		mckey_pair $s
 	done
 	mckey_local
 	rxe_check mcast
