@@ -226,9 +226,10 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 		(VCX_ATOMIC_CAP_CMP_SWP | VCX_ATOMIC_CAP_FETCH_ADD) ?
 		IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 	props->masked_atomic_cap = IB_ATOMIC_NONE;
-	props->max_mcast_grp = 0;
-	props->max_mcast_qp_attach = 0;
-	props->max_total_mcast_qp_attach = 0;
+	/* UD multicast groups, as mlx5_ib derives them (vcx_mcast.c) */
+	props->max_mcast_grp = 1 << vcx_cap(vdev, LOG_MAX_MCG);
+	props->max_mcast_qp_attach = vcx_cap(vdev, MAX_QP_MCG);
+	props->max_total_mcast_qp_attach = props->max_mcast_qp_attach * props->max_mcast_grp;
 	props->max_pi_fast_reg_page_list_len = 0;
 	return 0;
 }
@@ -723,6 +724,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 	.alloc_mw = vcx_alloc_mw,
 	.map_mr_sg = vcx_map_mr_sg,
 	.alloc_pd = vcx_alloc_pd,
+	.attach_mcast = vcx_attach_mcast,
 	.alloc_ucontext = vcx_ib_alloc_ucontext,
 	.create_ah = vcx_create_ah,
 	.create_cq = vcx_create_cq,
@@ -739,6 +741,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 	.destroy_cq = vcx_destroy_cq,
 	.destroy_qp = vcx_destroy_qp,
 	.destroy_srq = vcx_destroy_srq,
+	.detach_mcast = vcx_detach_mcast,
 	.drain_rq = vcx_drain_rq,
 	.drain_sq = vcx_drain_sq,
 	.get_dev_fw_str = vcx_ib_get_dev_fw_str,

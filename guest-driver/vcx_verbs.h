@@ -347,6 +347,10 @@ void vcx_ib_dealloc_uar(struct vcx_dev *vdev, u32 index);
 int vcx_ib_fill_ah_av(struct vcx_ib_dev *ibd, const struct rdma_ah_attr *ah, u8 *av);
 
 /* vcx_pd.c */
+/* vcx_mcast.c */
+int vcx_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int vcx_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+
 int vcx_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int vcx_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 

@@ -117,6 +117,9 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(XRC, 1, 1),
     GEN(LOG_MAX_XRCD, VCX_LOG_MAX_XRCD, VCX_LOG_MAX_XRCD),
     GEN(ATOMIC, 1, 1),
+    /* UD multicast groups: ATTACH_TO_MCG / DETACH_FROM_MCG (roce/vcx-roce-mcg.c) */
+    GEN(LOG_MAX_MCG, VCX_LOG_MAX_MCG, VCX_LOG_MAX_MCG),
+    GEN(MAX_QP_MCG, VCX_MAX_QP_MCG, VCX_MAX_QP_MCG),
     /* MODIFY_CQ resize (vcx-cq.c) */
     GEN(CQ_RESIZE, 1, 1),
     /* UMR WQEs (vcx-mkey.c): MTT translations loaded at any octoword offset */

@@ -59,6 +59,8 @@ static const VcxCmdDesc vcx_obj_cmd_table[] = {
         OPM(0)),
     CMD(ARM_XRC_SRQ, vcx_cmd_arm_xrc_srq, VCX_OBJ_CMD_LEN, VCX_OBJ_CMD_LEN,
         OPM(VCX_ARM_XRC_SRQ_OP_MOD_XRC_SRQ)),
+    CMD(ATTACH_TO_MCG, vcx_cmd_attach_to_mcg, VCX_MCG_IN_LEN, VCX_OBJ_CMD_LEN, OPM(0)),
+    CMD(DETACH_FROM_MCG, vcx_cmd_detach_from_mcg, VCX_MCG_IN_LEN, VCX_OBJ_CMD_LEN, OPM(0)),
 };
 
 #undef CMD

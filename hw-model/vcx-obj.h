@@ -38,6 +38,9 @@
 #define VCX_LOG_MAX_SRQ         12
 #define VCX_LOG_MAX_SRQ_SZ      15
 #define VCX_LOG_MAX_MSG         30
+/* UD multicast groups of the port (roce/vcx-roce-mcg.c) and the QPs each can hold */
+#define VCX_LOG_MAX_MCG         6
+#define VCX_MAX_QP_MCG          16
 /* MR/MW length limit: 2^64, as ConnectX boards report (a PA key with length64 spans it) */
 #define VCX_LOG_MAX_MRW_SZ      64
 #define VCX_LOG_MAX_RA          4       /* log_max_ra_req_qp / log_max_ra_res_qp */
@@ -430,6 +433,15 @@ bool vcx_roce_pending(VcxState *s);
 bool vcx_roce_run(VcxState *s, VcxBudget *b);
 void vcx_roce_fault_prop_init(VcxState *s);
 void vcx_roce_fault_prop_fini(VcxState *s);
+/* roce/vcx-roce-mcg.c: UD multicast groups */
+uint8_t vcx_cmd_attach_to_mcg(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_detach_from_mcg(VcxState *s, VcxCmd *cmd);
+void vcx_roce_mcg_qp_gone(VcxState *s, uint32_t qpn);
+bool vcx_roce_mcg_wants(VcxState *s, const uint8_t *dmac, const uint8_t *dgid);
+bool vcx_roce_mcg_find_any(VcxState *s, const uint8_t *gid);
+uint32_t vcx_roce_mcg_count(VcxState *s);
+bool vcx_gid_is_mcast(const uint8_t *gid);
+void vcx_gid_mcast_mac(const uint8_t *gid, uint8_t *mac);
 bool vcx_nic_pending(VcxState *s);
 char *vcx_nic_state(VcxState *s);
 

@@ -295,11 +295,15 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
     if (vcx_get(qpc, VCX_QPC_WQ_SIGNATURE) || vcx_get(qpc, VCX_QPC_OFFLOAD_TYPE) ||
         vcx_get(qpc, VCX_QPC_CD_MASTER) || vcx_get(qpc, VCX_QPC_CD_SLAVE_SEND) ||
         vcx_get(qpc, VCX_QPC_CD_SLAVE_RECEIVE) || vcx_get(qpc, VCX_QPC_CS_REQ) ||
-        vcx_get(qpc, VCX_QPC_CS_RES) || vcx_get(qpc, VCX_QPC_DETH_SQPN)) {
-        /* deth_sqpn: a UD QP sending as QP1 needs cap set_deth_sqpn, which reads 0 */
+        vcx_get(qpc, VCX_QPC_CS_RES) || vcx_get(qpc, VCX_QPC_DETH_SQPN) ||
+        vcx_get(qpc, VCX_QPC_BLOCK_LB_MC)) {
+        /*
+         * deth_sqpn: a UD QP sending as QP1 needs cap set_deth_sqpn, which reads 0;
+         * block_lb_mc: multicast always loops back to local members (cap block_lb_mc 0)
+         */
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_UNSUPPORTED,
-                            "wq_signature, offloads, cross-channel, scatter-to-CQE and "
-                            "deth_sqpn not supported");
+                            "wq_signature, offloads, cross-channel, scatter-to-CQE, "
+                            "deth_sqpn and block_lb_mc not supported");
     }
     rq_bytes = vcx_qp_rq_bytes(qpc);
     sq_bytes = no_sq ? 0 : VCX_SEND_WQEBB << vcx_get(qpc, VCX_QPC_LOG_SQ_SIZE);
@@ -617,6 +621,7 @@ void vcx_qp_free(VcxState *s, VcxQp *qp)
         s->objs->qp1 = NULL;
     }
     vcx_xport_qp_fini(s, qp);
+    vcx_roce_mcg_qp_gone(s, qp->qpn);   /* no group keeps a destroyed QP */
     if (qp->pd) {
         qp->pd->refs--;
     }

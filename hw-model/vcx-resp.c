@@ -560,8 +560,12 @@ void vcx_resp_fault(VcxState *s, VcxQp *qp, VcxXfer *x, bool src_fault,
     }
 }
 
-/* Hand a message to its destination: a QP of this port, or the wire (vcx_roce_route). */
-void vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
+/*
+ * Hand a message to its destination: a QP of this port, or the wire (vcx_roce_route); a
+ * UD message to a multicast GID to every member of its group on this port and the wire.
+ * False if the WQE failed here.
+ */
+bool vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
 {
     const VcxPkt *pkt = &rq->pkt;
 
@@ -576,15 +580,27 @@ void vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
     if (!vcx_port_oper_up(s)) {
         trace_vcx_resp_drop(pkt->dqpn, "port down");
         rq->ack.type = VCX_NO_RESPONSE;
-        return;
+        return true;
+    }
+    if (vcx_qp_is_dgram(qp) && pkt->dqpn == VCX_MCAST_QPN && vcx_gid_is_mcast(pkt->dgid)) {
+        if (!vcx_roce_mcg_loopback(s, qp, rq)) {
+            return false;
+        }
+        if (vcx_roce_route(s, qp, pkt)) {
+            vcx_roce_req_start(s, qp, rq);
+        } else {
+            rq->ack.type = VCX_ACK;     /* UD: complete once sent */
+        }
+        return true;
     }
     if (vcx_roce_route(s, qp, pkt)) {
         vcx_roce_req_start(s, qp, rq);  /* a QP on another host: RoCEv2 frames */
-        return;
+        return true;
     }
     vcx_resp_begin(s, qp, rq);
     if (!rq->x.active) {
         trace_vcx_ack(pkt->dqpn, vcx_ack_names[rq->ack.type]);
     }
+    return true;
 }
 

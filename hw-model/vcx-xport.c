@@ -782,7 +782,9 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
         pkt->npkts = 1;
     }
 
-    vcx_xport_transmit(s, qp, rq);
+    if (!vcx_xport_transmit(s, qp, rq)) {
+        return VCX_STEP_STOP;
+    }
     return VCX_STEP_ANSWER;
 }
 

@@ -19,6 +19,8 @@
 #define IB_TRANSPORT_RC         0x00
 #define IB_TRANSPORT_UC         0x20
 #define IB_TRANSPORT_UD         0x60
+/* BTH destination QP of a multicast datagram (IBTA 10.5.1.1, the permissive QPN) */
+#define VCX_MCAST_QPN           0xffffffu
 #define IB_TRANSPORT_XRC        0xa0
 #define IB_OP_SEND_ONLY         0x04
 #define IB_OP_SEND_ONLY_IMM     0x05
@@ -239,13 +241,15 @@ bool vcx_resp_rkey(VcxState *s, VcxQp *qp, uint32_t pdn, const VcxPkt *pkt, uint
                    uint32_t access, bool allowed, VcxMkey **mk);
 void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x, VcxAck *ack);
 void vcx_resp_fault(VcxState *s, VcxQp *qp, VcxXfer *x, bool src_fault, VcxAck *ack);
-void vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq);
+bool vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq);
 
 /* roce/vcx-roce-dev.c: the wire path */
 bool vcx_roce_route(VcxState *s, VcxQp *qp, const VcxPkt *pkt);
 void vcx_roce_req_start(VcxState *s, VcxQp *qp, VcxReq *rq);
 VcxStep vcx_roce_req_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b);
 void vcx_roce_qp_err(VcxState *s, VcxQp *qp);
+/* roce/vcx-roce-mcg.c: a UD message to a multicast GID, copied to the port's members */
+bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq);
 
 /* vcx-flush.c */
 uint64_t vcx_sq_off(VcxQp *qp, uint16_t index);

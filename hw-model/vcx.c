@@ -51,7 +51,8 @@
  *                    on a WQ catastrophic error (WQ_CATAS_ERROR event, QP to ERR, its
  *                    work flushed)
  *   state            string, read-only: ISSI, HCA state, pages, UARs, EQs, RDMA objects
- *                    alive per type (pds, mkeys, cqs, qps, srqs, xrcds), QP1 counters, the
+ *                    alive per type (pds, mkeys, cqs, qps, srqs, xrcds), UD multicast
+ *                    groups in use (mcgs), QP1 counters, the
  *                    transport executor's runs so far and QPs queued for it, the NIC
  *                    objects (tds, tises, tirs, rqts, sqs, rqs, fts, fgs, ftes,
  *                    qcounters) and frame counts (nic_tx, nic_rx, nic_rx_drop,
@@ -334,7 +335,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
     return g_strdup_printf("issi=%u hca=%s health=0x%02x link=%s pages=%u "
                            "pages_boot=%u pages_init=%u pages_regular=%u "
                            "pages_wanted=%d uars=%u eqs=%u gids=%u cmds=%" PRIu64
-                           " pds=%u mkeys=%u cqs=%u qps=%u srqs=%u xrcds=%u"
+                           " pds=%u mkeys=%u cqs=%u qps=%u srqs=%u xrcds=%u mcgs=%u"
                            " qp1=0x%x qp1_sent=%" PRIu64 " qp1_received=%" PRIu64
                            " xport_runs=%" PRIu64 " xport_queued=%u %s %s",
                            s->issi, vcx_hca_state_name(s->hca_state),
@@ -345,7 +346,7 @@ static char *vcx_get_state(Object *obj, Error **errp)
                            s->cmds_executed,
                            s->objs->pds.count, s->objs->mkeys.count, s->objs->cqs.count,
                            s->objs->qps.count, s->objs->srqs.count,
-                           s->objs->xrcds.count,
+                           s->objs->xrcds.count, vcx_roce_mcg_count(s),
                            s->objs->qp1 ? s->objs->qp1->qpn : 0,
                            s->objs->qp1_sent, s->objs->qp1_received,
                            s->objs->runs, vcx_xport_queued(s), nic, roce);

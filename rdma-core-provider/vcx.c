@@ -60,6 +60,9 @@ static const struct verbs_context_ops vcx_ctx_ops = {
 	.destroy_qp = vcx_destroy_qp,
 	.post_send = vcx_post_send,
 	.post_recv = vcx_post_recv,
+	/* UD multicast: the kernel's commands, as libmlx5 (vcx.ko issues ATTACH_TO_MCG) */
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.detach_mcast = ibv_cmd_detach_mcast,
 
 	.create_srq = vcx_create_srq,
 	.modify_srq = vcx_modify_srq,

@@ -125,12 +125,25 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
     }
 }
 
-/* RoCEv2: UDP to port 4791 at one of the port's GID addresses. */
+/*
+ * RoCEv2: UDP to port 4791 at one of the port's GID addresses, or at a multicast group
+ * a QP of the port is attached to (to the group's MAC: roce/vcx-roce-mcg.c).
+ */
 static bool vcx_rx_is_roce(VcxState *s, const uint8_t *f, const VcxRxHdr *h)
 {
+    uint8_t dgid[16] = { [10] = 0xff, [11] = 0xff };
+
     if (!h->l4 || h->proto != 17 ||
         (f[h->l4 + 2] << 8 | f[h->l4 + 3]) != VCX_ROCE_UDP_PORT) {
         return false;
+    }
+    if (h->ipv == 4) {
+        memcpy(dgid + 12, f + h->l3 + 16, 4);
+    } else {
+        memcpy(dgid, f + h->l3 + 24, 16);
+    }
+    if (vcx_roce_mcg_wants(s, f, dgid)) {
+        return true;
     }
     for (uint32_t i = 0; i < VCX_GID_TABLE_SIZE; i++) {
         const uint8_t *e = vcx_gid_entry(s, i);

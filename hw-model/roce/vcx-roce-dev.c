@@ -304,6 +304,10 @@ static bool vcx_roce_rx_one(VcxState *s, const uint8_t *f, uint32_t len)
         return false;
     }
     trace_vcx_roce_rx(p.opcode, p.dqpn, p.psn, p.len);
+    if (p.dqpn == VCX_MCAST_QPN && (p.opcode & ~IB_OP_MASK) == IB_TRANSPORT_UD &&
+        vcx_gid_is_mcast(p.dgid)) {
+        return vcx_roce_mcg_rx(s, &p);  /* every QP attached to the group */
+    }
     qp = vcx_qp_by_wire_qpn(s, p.dqpn);
     if (!qp) {
         st->bad_qp++;
@@ -437,6 +441,7 @@ void vcx_roce_reset(VcxState *s)
     g_free(r->held_rx);
     r->held_tx = r->held_rx = NULL;
     r->nacks = r->nreads = 0;
+    vcx_roce_mcg_reset(s);
 }
 
 void vcx_roce_fini(VcxState *s)

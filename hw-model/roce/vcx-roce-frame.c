@@ -449,6 +449,9 @@ bool vcx_roce_addr_av(VcxState *s, VcxQp *qp, const uint8_t *av, const uint8_t *
     vcx_roce_addr_src(sgid, a);
     memcpy(a->dip, av + VCX_FLD_BYTE(VCX_WQE_AV_RGID), 16);
     memcpy(a->dmac, av + VCX_FLD_BYTE(VCX_WQE_AV_RMAC), 6);
+    if (vcx_gid_is_mcast(a->dip)) {
+        vcx_gid_mcast_mac(a->dip, a->dmac);     /* a group: its IP multicast MAC */
+    }
     a->tclass = vcx_get(av, VCX_WQE_AV_TCLASS);
     a->hop_limit = vcx_get(av, VCX_WQE_AV_HOP_LIMIT);
     a->flow_label = vcx_get(av, VCX_WQE_AV_FLOW_LABEL);

@@ -133,8 +133,16 @@ typedef struct VcxRoceQpRef {
     uint64_t gen;
 } VcxRoceQpRef;
 
+/* A UD multicast group of the port (vcx-roce-mcg.c): in use while nqps > 0. */
+typedef struct VcxMcg {
+    uint8_t gid[16];
+    uint32_t nqps;
+    uint32_t qpn[VCX_MAX_QP_MCG];
+} VcxMcg;
+
 typedef struct VcxRoceDev {
     VcxRoceStats st;
+    VcxMcg mcg[1u << VCX_LOG_MAX_MCG];
     /* QPs with a coalesced ACK to send, QPs with READ responses to send */
     VcxRoceQpRef acks[VCX_ROCE_LIST_MAX];
     uint32_t nacks;
@@ -180,5 +188,9 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p);
 /* vcx-roce-resp.c */
 void vcx_roce_resp_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p);
 bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b);
+
+/* vcx-roce-mcg.c */
+bool vcx_roce_mcg_rx(VcxState *s, const VcxRocePkt *p);
+void vcx_roce_mcg_reset(VcxState *s);
 
 #endif

@@ -362,6 +362,14 @@
 #define VCX_DEALLOC_XRCD_IN_XRCD	VCX_FLD(0x48, 24)
 
 /* ---------------------------------------------------------------------------------------
+ * Multicast groups: ATTACH_TO_MCG / DETACH_FROM_MCG (attach_to_mcg_in, detach_from_mcg_in:
+ * the same layout). Output: status and syndrome only.
+ */
+#define VCX_MCG_IN_QPN			VCX_FLD(0x48, 24)
+#define VCX_MCG_IN_GID			VCX_FLD(0x80, 128)	/* multicast_gid, 16 bytes */
+#define VCX_MCG_IN_LEN			0x20u
+
+/* ---------------------------------------------------------------------------------------
  * XRC SRQ (PRM "XRC SRQ"): CREATE_XRC_SRQ / DESTROY_XRC_SRQ / QUERY_XRC_SRQ / ARM_XRC_SRQ
  * and the XRC SRQ context (xrc_srqc, 64 B). Its receive WQEs are SRQ WQEs (prm-wqe.h).
  */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # rdma-core 56.1's own pyverbs tests on vcx_0 (RoCE v2 GID): devices, PDs, MRs, CQs and
 # CQ events, CQ resize, extended CQs (ibv_create_cq_ex), QPs (RC/UC/UD traffic), extended
-# QPs (ibv_wr_* API), SRQs, atomics, XRC and relaxed ordering.
+# QPs (ibv_wr_* API), SRQs, atomics, XRC and relaxed ordering; then test_rdmacm's three
+# UD multicast cases (payloads validated), which must pass.
 # Features the device does not have are skipped by the suite itself (flush, atomic write,
 # ...); any error or failure fails the test. Skips are listed with their reasons.
 # The cases of what vcx implements (extended QPs through create_qp_ex and ibv_wr_*, rereg
@@ -63,8 +64,25 @@ for t in test_qp_ex_rc_send test_qp_ex_rc_send_imm test_qp_ex_ud_send \
 		fail "$t: '${r:-did not run}', expected ok"
 	fi
 done
+# UD multicast through rdma_cm (test_rdmacm's multicast cases, vcx_0 over loopback): both
+# sides join a group, each sends a message to QP 0xFFFFFF and validates the bytes of the
+# other's (attach_mcast, the device's local copies).
+mc_tests="test_rdmacm_async_multicast_traffic test_rdmacm_async_ex_multicast_traffic
+	test_rdmacm_async_ex_leave_multicast_traffic"
+rc=0
+timeout 300 python3 run_tests.py --dev $VCX_IBDEV --gid "$gid" -v -k multicast test_rdmacm \
+	>/tmp/pyverbs-mc.out 2>&1 || rc=$?
+grep -E ' \.\.\. (ok|ERROR|FAIL|skipped)|^Ran|^OK|^FAILED' /tmp/pyverbs-mc.out
+if [ $rc -ne 0 ] || ! grep -q '^OK' /tmp/pyverbs-mc.out; then
+	tail -60 /tmp/pyverbs-mc.out >&2
+	fail "pyverbs multicast tests failed (status $rc)"
+fi
+for t in $mc_tests; do
+	grep -q "^$t (.*) \.\.\. ok$" /tmp/pyverbs-mc.out ||
+		{ grep -F -A3 "$t (" /tmp/pyverbs-mc.out >&2; fail "$t did not pass"; }
+done
 passed=$(grep -c ' \.\.\. ok' /tmp/pyverbs.out)
 skipped=$(grep -Ec ' \.\.\. skipped|^skipped ' /tmp/pyverbs.out || true)
 [ "$passed" -ge 86 ] || fail "only $passed pyverbs tests passed"
 kernel_log_clean || fail "kernel warnings"
-pass "pyverbs: $passed tests passed, $skipped skipped on $VCX_IBDEV ($(grep '^OK' /tmp/pyverbs.out))"
+pass "pyverbs: $passed tests passed, $skipped skipped on $VCX_IBDEV ($(grep '^OK' /tmp/pyverbs.out)); 3 rdmacm multicast tests passed"

@@ -4,8 +4,9 @@
 #   rping    server + client, 10 pings, payload validated (-V) and each ping's bytes
 #            compared with rping's pattern here (-v prints them);
 #   udaddy   UD QPs through rdma_cm (SIDR REQ/REP on QP1), 10 datagrams;
-#   ucmatose RC QPs through rdma_cm (REQ/REP/RTU, DREQ/DREP on QP1), 10 messages.
-# Each step must raise the device's QP1 counters (its state property): the MADs went
+#   ucmatose RC QPs through rdma_cm (REQ/REP/RTU, DREQ/DREP on QP1), 10 messages;
+#   mckey    UD multicast through rdma_cm: 20 of 100 datagrams to 239.77.0.1 received.
+# Each connected step must raise the device's QP1 counters (its state property): the MADs went
 # through vcx_0's QP1 and nowhere else. No other RDMA device exists in the VM.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
@@ -113,5 +114,37 @@ cmatose_pair() { # tool what min-qp1-datagrams
 cmatose_pair udaddy datagrams 2
 cmatose_pair ucmatose messages 3
 
+# mckey: UD multicast through rdma_cm (no MADs on RoCE: the join is local, librdmacm
+# attaches the QP with ATTACH_TO_MCG). The receiver joins 239.77.0.1 and posts its
+# receives before it says "joined"; the sender joins, waits 3 s and posts 100 datagrams
+# to QP 0xFFFFFF, of which the receiver polls 20: the device's local copies (the port has
+# no wire). mckey counts completions only (qtest test_roce and verbs-pyverbs' multicast
+# cases check the bytes).
+timeout 120 stdbuf -oL -eL mckey -m 239.77.0.1 -b $ADDR -C 20 -S 512 >/tmp/mckey-srv.out 2>&1 &
+srv=$!
+for _ in $(seq 300); do
+	grep -q 'mckey: joined' /tmp/mckey-srv.out && break
+	kill -0 $srv 2>/dev/null || break
+	sleep 0.1
+done
+grep -q 'mckey: joined' /tmp/mckey-srv.out || { cat /tmp/mckey-srv.out >&2; fail "mckey: the receiver did not join"; }
+# mckey destroys its QP right after posting: what the executor has not sent by then is
+# lost, so the sender runs again (at most 5 times) while the receiver still waits.
+for run in 1 2 3 4 5; do
+	rc=0
+	timeout 120 stdbuf -oL -eL mckey -s -m 239.77.0.1 -b $ADDR -C 100 -S 512 >/tmp/mckey-cli.out 2>&1 || rc=$?
+	[ $rc = 0 ] || break
+	for _ in $(seq 150); do
+		kill -0 $srv 2>/dev/null || break 2
+		sleep 0.1
+	done
+done
+finish mckey $rc
+for side in cli srv; do
+	grep -q 'data transfers complete' /tmp/mckey-$side.out && grep -q 'return status 0' /tmp/mckey-$side.out ||
+		{ cat /tmp/mckey-$side.out >&2; fail "mckey: $side side did not complete"; }
+done
+echo "ok mckey: 20 multicast datagrams of 512 bytes received over loopback ($run sender run(s) of 100)"
+
 kernel_log_clean || fail "kernel warnings or ib_mad errors"
-pass "rping, udaddy and ucmatose through rdma_cm over loopback on $VCX_IBDEV"
+pass "rping, udaddy, ucmatose and mckey through rdma_cm over loopback on $VCX_IBDEV"

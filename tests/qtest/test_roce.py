@@ -18,7 +18,10 @@ zlib.crc32, and checks:
   - the GSI QP (QP 1, GSI Q_Key, the GRH area), UC (a gap drops the message), an IPv6 GID
     (IPv6 fields, ICRC masking, UDP source port from the flow label), the QP's Q counter;
   - the wire-fault property: set and read back, refused values, drop and dup on transmit,
-    corrupt on receive (caught by the ICRC), reorder on transmit."""
+    corrupt on receive (caught by the ICRC), reorder on transmit;
+  - UD multicast: ATTACH_TO_MCG / DETACH_FROM_MCG statuses, caps and limits, delivery of
+    a multicast frame to every attached QP (Q_Key per QP) and not to others, a multicast
+    SEND's frame (group MAC, QP 0xFFFFFF) and its local copies, loopback without a wire."""
 import os
 import struct
 import sys
@@ -28,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, put, run_isolated  # noqa: E402
 from vcx_verbs import P, cqe_fields, dseg, raddr, atomic  # noqa: E402
 from vcx_nic import Nic, PEER, N  # noqa: E402
-from vcx_qtest import get  # noqa: E402
+from vcx_qtest import get, H  # noqa: E402
 
 t = Tap()
 SEND, SEND_IMM, WRITE, WRITE_IMM, READ, CS, FA = 0x0a, 0x0b, 0x08, 0x09, 0x10, 0x11, 0x12
@@ -83,8 +86,10 @@ def icrc(ip_hdr, udp_and_rest, ipv4=True):
 
 
 def frame(op, dqpn, psn, payload=b"", ackreq=False, se=False, ext=b"", pkey=0xffff,
-          tver=0, transport=0x00, sport=0xc123, bad_icrc=False, ipv6=False):
-    """A RoCEv2 frame from the peer to the device over IPv4 (or IPv6)."""
+          tver=0, transport=0x00, sport=0xc123, bad_icrc=False, ipv6=False, dip=None,
+          dmac=DEV_MAC):
+    """A RoCEv2 frame from the peer to the device over IPv4 (or IPv6); dip / dmac: another
+    destination (a multicast group)."""
     pad = -len(payload) % 4
     bth = struct.pack(">BBHII", transport | op, (se << 7) | (pad << 4) | tver, pkey,
                       dqpn & 0xffffff, (ackreq << 31) | (psn & 0xffffff))
@@ -92,14 +97,14 @@ def frame(op, dqpn, psn, payload=b"", ackreq=False, se=False, ext=b"", pkey=0xff
     udp = struct.pack(">HHHH", sport, 4791, 8 + len(body) + 4, 0)
     if ipv6:
         ip = struct.pack(">IHBB16s16s", 6 << 28 | 0x10 << 20 | 0xabcde, 8 + len(body) + 4, 17,
-                         64, PEER6, DEV6)
+                         64, PEER6, dip or DEV6)
         c = icrc(ip, udp + body, ipv4=False)
-        return DEV_MAC + PEER + b"\x86\xdd" + ip + udp + body + struct.pack("<I", c)
+        return dmac + PEER + b"\x86\xdd" + ip + udp + body + struct.pack("<I", c)
     ip = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + 8 + len(body) + 4, 0, 0x4000,
-                               64, 17, 0, PEER_IP, DEV_IP))
+                               64, 17, 0, PEER_IP, dip or DEV_IP))
     struct.pack_into(">H", ip, 10, ~ip_csum(bytes(ip)) & 0xffff)
     c = icrc(bytes(ip), udp + body) ^ (1 if bad_icrc else 0)
-    return DEV_MAC + PEER + b"\x08\x00" + bytes(ip) + udp + body + struct.pack("<I", c)
+    return dmac + PEER + b"\x08\x00" + bytes(ip) + udp + body + struct.pack("<I", c)
 
 
 def aeth(synd, msn):
@@ -738,6 +743,233 @@ def case_fuzz(v):
     t.ok(v.qt.alive(), "QEMU alive after them")
 
 
+# UD multicast (ATTACH_TO_MCG / DETACH_FROM_MCG): the group ::ffff:239.1.2.3, its MAC
+# 01:00:5e:01:02:03 (RFC 1112: 01:00:5e and the low 23 bits), BTH destination QP 0xFFFFFF.
+MGRP_IP = bytes([239, 1, 2, 3])
+MGID = bytes(10) + b"\xff\xff" + MGRP_IP
+MMAC = bytes.fromhex("01005e010203")
+MGID6 = bytes.fromhex("ff0e0000000000000000000012345678")
+MMAC6 = bytes.fromhex("333312345678")
+MCAST_QPN = 0xffffff
+ATTACH, DETACH = 0x806, 0x807
+
+
+def mcg(v, op, qpn, gid):
+    return v.cmd("ATTACH_TO_MCG" if op == ATTACH else "DETACH_FROM_MCG", in_len=0x20,
+                 fields=[(P["VCX_MCG_IN_QPN"], qpn)], payload={0x10: gid})
+
+
+def ud_qp(v, pd, scq, rcq, qkey):
+    qp = v.create_qp("UD", pd, scq, rcq)
+    v.connect(qp, qkey=qkey)
+    return qp
+
+
+def mcast_av(qkey, gid, rmac=bytes(6)):
+    """A UD address vector to a group: QP 0xFFFFFF, the group's GID, rmac as given."""
+    a = bytearray(48)
+    struct.pack_into(">I", a, 0, qkey)
+    struct.pack_into(">I", a, 8, 0x80000000 | MCAST_QPN)
+    a[0x14:0x1a] = rmac
+    a[0x1b] = 64
+    struct.pack_into(">I", a, 0x1c, 1 << 30)
+    a[0x20:0x30] = gid
+    return bytes(a)
+
+
+def check_mcast_recv(v, cq, buf, msg, sqpn, what, dst=MGRP_IP):
+    e = cq.poll()
+    c = cqe_fields(e) if e else {}
+    t.eq((c.get("opcode"), c.get("byte_cnt"), c.get("flags_rqpn", 0) & 0xffffff,
+          (c.get("flags_rqpn", 0) >> 28) & 3), (2, 40 + len(msg), sqpn, 1),
+         what + ": RESP_SEND, byte_cnt 40 + payload, source QP, GRH present")
+    grh = v.qt.memread(buf, 40 + len(msg))
+    t.eq((grh[20], grh[20 + 9], grh[20 + 16:40], grh[40:]), (0x45, 17, dst, msg),
+         what + ": GRH area IPv4 header to the group, payload bytes")
+
+
+def case_mcast_cmds(v):
+    """ATTACH_TO_MCG / DETACH_FROM_MCG statuses and syndromes, the caps, DESTROY_QP
+    detaching, block_lb_mc refused."""
+    pd, buf, key, cq = setup(v)
+    r = v.d.exec(H["VCX_CMD_OP_QUERY_HCA_CAP"], 1, out_len=0x1010)
+    caps = (get(r.out, H["VCX_CAP_GEN_LOG_MAX_MCG"], 0x10),
+            get(r.out, H["VCX_CAP_GEN_MAX_QP_MCG"], 0x10),
+            get(r.out, H["VCX_CAP_GEN_BLOCK_LB_MC"], 0x10))
+    t.eq(caps, (6, 16, 0), "caps log_max_mcg 6, max_qp_mcg 16, block_lb_mc 0")
+    a = ud_qp(v, pd, cq, cq, 0x5555)
+    rc = v.create_qp("RC", pd, cq, cq)
+    g0 = v.counter("mcgs")
+    r = mcg(v, ATTACH, a.qpn, MGID)
+    t.eq((r.status, r.syndrome, v.counter("mcgs")), (0, 0, g0 + 1),
+         "ATTACH a UD QP to ::ffff:239.1.2.3: one more group in use (state mcgs)")
+    for what, args, st, chk in (
+            ("the same QP twice", (a.qpn, MGID), 0x09, 4),
+            ("a QP that does not exist", (0xabcdef, MGID), 0x03, 1),
+            ("an RC QP", (rc.qpn, MGID), 0x03, 2),
+            ("a unicast GID", (a.qpn, PEER_GID), 0x03, 3),
+            ("IPv4-mapped 192.0.2.1", (a.qpn, bytes(10) + b"\xff\xff" + bytes([192, 0, 2, 1])),
+             0x03, 3)):
+        r = mcg(v, ATTACH, *args)
+        t.eq((r.status, r.syndrome), (st, ATTACH << 16 | chk),
+             "ATTACH %s: status 0x%x syndrome 0x%08x" % (what, st, ATTACH << 16 | chk))
+    r = mcg(v, DETACH, a.qpn, MGID6)
+    t.eq((r.status, r.syndrome), (0x09, DETACH << 16 | 7), "DETACH from a group never joined")
+    r = v.cmd("ATTACH_TO_MCG", in_len=0x1c, fields=[(P["VCX_MCG_IN_QPN"], a.qpn)])
+    t.eq(r.status, 0x50, "ATTACH with 28 input bytes: BAD_INPUT_LEN")
+    # the group table: 64 groups
+    for i in range(63):
+        r = mcg(v, ATTACH, a.qpn, bytes(10) + b"\xff\xff" + bytes([239, 2, 0, i]))
+        assert r.status == 0, "ATTACH group %d: 0x%x" % (i, r.status)
+    r = mcg(v, ATTACH, a.qpn, MGID6)
+    t.eq((r.status, r.syndrome), (0x08, ATTACH << 16 | 5), "a 65th group: EXCEED_LIM")
+    for i in range(63):
+        r = mcg(v, DETACH, a.qpn, bytes(10) + b"\xff\xff" + bytes([239, 2, 0, i]))
+        assert r.status == 0, "DETACH group %d: 0x%x" % (i, r.status)
+    t.eq((mcg(v, ATTACH, a.qpn, MGID6).status, v.counter("mcgs")), (0, g0 + 2),
+         "the groups freed by their last DETACH")
+    t.eq((mcg(v, DETACH, a.qpn, MGID6).status, v.counter("mcgs")), (0, g0 + 1),
+         "and DETACH again")
+    # 16 QPs per group; DESTROY_QP leaves the group
+    more = [ud_qp(v, pd, cq, cq, 0x5555) for _ in range(15)]
+    for q in more:
+        assert mcg(v, ATTACH, q.qpn, MGID).status == 0
+    extra = ud_qp(v, pd, cq, cq, 0x5555)
+    r = mcg(v, ATTACH, extra.qpn, MGID)
+    t.eq((r.status, r.syndrome), (0x08, ATTACH << 16 | 6), "a 17th QP in a group: EXCEED_LIM")
+    r = v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], more[0].qpn)])
+    t.eq(r.status, 0, "DESTROY_QP of an attached QP")
+    t.eq(mcg(v, ATTACH, extra.qpn, MGID).status, 0, "its place in the group is free again")
+    r = mcg(v, DETACH, more[0].qpn, MGID)
+    t.eq(r.status, 0x03, "DETACH of the destroyed QP: it does not exist (BAD_PARAM)")
+    for q in more[1:] + [extra, a, rc]:
+        v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], q.qpn)])
+    t.eq(v.counter("mcgs"), g0, "the group went with its last member's DESTROY_QP")
+    r = v.create_qp("UD", pd, cq, cq, raw=lambda c: put(c, P["VCX_QPC_BLOCK_LB_MC"], 1))
+    t.eq((r.status, r.syndrome & 0xffff0000), (0x03, 0x05000000),
+         "CREATE_QP with block_lb_mc (cap 0): BAD_PARAM")
+
+
+def case_mcast_rx(v):
+    """A multicast datagram from the wire reaches every attached QP (Q_Key per QP), not an
+    unattached one; after DETACH and DESTROY_QP only the members left."""
+    pd, buf, key, _ = setup(v)
+    cqs = [v.create_cq() for _ in range(4)]
+    a, b, c = (ud_qp(v, pd, cqs[i], cqs[i], 0x5555) for i in range(3))
+    d = ud_qp(v, pd, cqs[3], cqs[3], 0x7777)            # attached, another Q_Key
+    for q in (a, b, d):
+        assert mcg(v, ATTACH, q.qpn, MGID).status == 0
+    qps = (a, b, c, d)
+    for i, q in enumerate(qps):
+        q.post_recv([(buf + 0x1000 * i, 1024, key)])
+    msg = pattern(200, 51)
+    deth = struct.pack(">II", 0x5555, 0x321)
+    q0 = v.counter("roce_qkey_err")
+    v.inject(frame(0x04, MCAST_QPN, 0x10, msg, ext=deth, transport=0x60, dip=MGRP_IP,
+                   dmac=MMAC))
+    check_mcast_recv(v, cqs[0], buf, msg, 0x321, "member a")
+    check_mcast_recv(v, cqs[1], buf + 0x1000, msg, 0x321, "member b")
+    t.eq((cqs[2].poll(), v.qt.memread(buf + 0x2000 + 40, 8)), (None, bytes(8)),
+         "the unattached QP: no CQE, nothing written")
+    t.eq((cqs[3].poll(), v.counter("roce_qkey_err")), (None, q0 + 1),
+         "the member with another Q_Key: dropped and counted")
+    # IPv6 group ff0e::1234:5678, MAC 33:33:12:34:56:78
+    assert mcg(v, ATTACH, c.qpn, MGID6).status == 0
+    msg6 = pattern(60, 9)
+    v.inject(frame(0x04, MCAST_QPN, 0x11, msg6, ext=deth, transport=0x60, ipv6=True,
+                   dip=MGID6, dmac=MMAC6))
+    e = cqs[2].poll()
+    grh = v.qt.memread(buf + 0x2000, 100)
+    t.eq((e is not None and cqe_fields(e)["byte_cnt"], grh[0] >> 4, grh[24:40], grh[40:]),
+         (100, 6, MGID6, msg6), "IPv6 group: the member's CQE, GRH to the group, payload")
+    t.eq((cqs[0].poll(), cqs[1].poll()), (None, None), "members of the IPv4 group: nothing")
+    # a group nobody here joined is not RoCE for this port: the vport filter drops it
+    r0 = v.counter("roce_rx_pkts")
+    v.wire_in(frame(0x04, MCAST_QPN, 0x12, msg, ext=deth, transport=0x60,
+                    dip=bytes([239, 9, 9, 9]), dmac=bytes.fromhex("01005e090909")))
+    t.eq(v.counter("roce_rx_pkts"), r0, "a group not joined: not taken by the RoCE engine")
+    assert mcg(v, DETACH, b.qpn, MGID).status == 0
+    v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], d.qpn)])
+    a.post_recv([(buf + 0x4000, 1024, key)])
+    b.post_recv([(buf + 0x5000, 1024, key)])
+    v.inject(frame(0x04, MCAST_QPN, 0x13, msg[:50], ext=deth, transport=0x60, dip=MGRP_IP,
+                   dmac=MMAC))
+    check_mcast_recv(v, cqs[0], buf + 0x4000, msg[:50], 0x321, "after DETACH b: a")
+    t.eq(cqs[1].poll(), None, "the detached QP: nothing")
+    for q in (a, b, c):
+        v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], q.qpn)])
+
+
+def case_mcast_tx(v):
+    """A UD SEND to the group: on the wire to the group's MAC and IP, BTH QP 0xFFFFFF, and
+    a local copy to each member of the port (the sender too, attached)."""
+    pd, buf, key, scq = setup(v)
+    cqs = [v.create_cq() for _ in range(3)]
+    a = ud_qp(v, pd, scq, cqs[0], 0x5555)       # the sender, attached
+    b = ud_qp(v, pd, cqs[1], cqs[1], 0x5555)
+    c = ud_qp(v, pd, cqs[2], cqs[2], 0x5555)    # not attached
+    for q in (a, b):
+        assert mcg(v, ATTACH, q.qpn, MGID).status == 0
+    a.post_recv([(buf + 0x1000, 1024, key)])
+    b.post_recv([(buf + 0x2000, 1024, key)])
+    c.post_recv([(buf + 0x3000, 1024, key)])
+    msg = pattern(300, 77)
+    v.qt.memwrite(buf, msg)
+    a.post_send(SEND, mcast_av(0x5555, MGID) + dseg(buf, 300, key))
+    fr = v.out(1)
+    t.eq(len(fr), 1, "multicast SEND: one frame on the wire")
+    f = fr[0] if fr else {}
+    t.eq((f.get("dmac"), f.get("smac"), f.get("dst"), f.get("src"), f.get("dport"),
+          f.get("opcode"), f.get("dqpn"), f.get("qkey"), f.get("sqpn"), f.get("payload"),
+          f.get("icrc_ok")),
+         (MMAC, DEV_MAC, MGRP_IP, DEV_IP, 4791, 0x64, MCAST_QPN, 0x5555, a.qpn, msg, True),
+         "to 01:00:5e:01:02:03 and 239.1.2.3 from the GID's MAC and IP, UD SEND_ONLY to "
+         "QP 0xFFFFFF, DETH Q_Key and source QP, payload, ICRC")
+    e = scq.poll()
+    t.ok(e is not None and cqe_fields(e)["opcode"] == 0, "the sender's send CQE")
+    check_mcast_recv(v, cqs[0], buf + 0x1000, msg, a.qpn, "local copy to the sender")
+    check_mcast_recv(v, cqs[1], buf + 0x2000, msg, a.qpn, "local copy to member b")
+    t.eq(cqs[2].poll(), None, "the unattached QP: nothing")
+    for q in (a, b, c):
+        v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], q.qpn)])
+
+
+def case_mcast_loopback():
+    """Without a netdev (one VM): the SEND reaches the port's members only."""
+    v = Nic(netdev=False)
+    try:
+        pd = v.alloc_pd()
+        buf = v.alloc(0x10000)
+        key = v.create_mkey(pd, buf, 0x10000)
+        scq, rcq, ocq = v.create_cq(), v.create_cq(), v.create_cq()
+        a = ud_qp(v, pd, scq, scq, 0x5555)
+        b = ud_qp(v, pd, rcq, rcq, 0x5555)
+        c = ud_qp(v, pd, ocq, ocq, 0x5555)
+        t.eq(mcg(v, ATTACH, b.qpn, MGID6).status, 0, "loopback: ATTACH b to ff0e::1234:5678")
+        b.post_recv([(buf + 0x1000, 1024, key)])
+        c.post_recv([(buf + 0x2000, 1024, key)])
+        msg = pattern(123, 5)
+        v.qt.memwrite(buf, msg)
+        r = v.set_gid(1, DEV6, l3=1)
+        assert r.status == 0
+        av = bytearray(mcast_av(0x5555, MGID6, MMAC6))
+        struct.pack_into(">I", av, 0x1c, 1 << 30 | 1 << 20)    # GRH, sgid_index 1 (IPv6)
+        a.post_send(SEND_IMM, bytes(av) + dseg(buf, 123, key), imm=0xabcd0123)
+        v.settle()
+        e = scq.poll()
+        t.ok(e is not None and cqe_fields(e)["opcode"] == 0, "loopback: send CQE")
+        e = rcq.poll()
+        grh = v.qt.memread(buf + 0x1000, 40 + 123)
+        t.eq((e is not None and cqe_fields(e)["opcode"], e is not None and
+              cqe_fields(e)["imm"], grh[8:24], grh[24:40], grh[40:]),
+             (3, 0xabcd0123, DEV6, MGID6, msg),
+             "loopback: member b gets RESP_SEND_IMM, the GRH from the IPv6 GID to the "
+             "group, payload bytes")
+        t.eq(ocq.poll(), None, "loopback: the unattached QP gets nothing")
+    finally:
+        v.close()
+
+
 def main():
     v = Wire()
     try:
@@ -747,8 +979,12 @@ def main():
                          ("responder", case_responder), ("RTR responder", case_rtr_responder),
                          ("bad frames", case_bad_frames), ("retransmission", case_retransmit),
                          ("wire faults", case_faults), ("IPv6", case_ipv6),
-                         ("receive faults", case_rx_faults), ("fuzz", case_fuzz)):
+                         ("receive faults", case_rx_faults), ("fuzz", case_fuzz),
+                         ("multicast commands", case_mcast_cmds),
+                         ("multicast receive", case_mcast_rx),
+                         ("multicast send", case_mcast_tx)):
             run_isolated(t, name, lambda fn=fn: fn(v))
+        run_isolated(t, "multicast loopback", case_mcast_loopback)
         t.ok(v.qt.alive(), "QEMU alive at the end")
     finally:
         v.close()

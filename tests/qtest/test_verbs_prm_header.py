@@ -55,6 +55,10 @@ FIELDS = [
     ("XRC_SRQ_IN_SRQN", "query_xrc_srq_in", "xrc_srqn"),
     ("XRC_SRQ_IN_SRQN", "arm_xrc_srq_in", "xrc_srqn"),
     ("ARM_XRC_SRQ_IN_LWM", "arm_xrc_srq_in", "lwm"),
+    ("MCG_IN_QPN", "attach_to_mcg_in", "qpn"),
+    ("MCG_IN_QPN", "detach_from_mcg_in", "qpn"),
+    ("MCG_IN_GID", "attach_to_mcg_in", "multicast_gid"),
+    ("MCG_IN_GID", "detach_from_mcg_in", "multicast_gid"),
 ]
 AT = [
     ("CREATE_MKEY_IN_MKC_AT", "create_mkey_in", "memory_key_mkey_entry"),
@@ -115,7 +119,9 @@ LENGTHS = [("MKC_SIZE", "mkc"), ("CQC_SIZE", "cqc"), ("QPC_SIZE", "qpc"), ("ADS_
            ("OBJ_CMD_LEN", "dealloc_xrcd_in"), ("OBJ_CMD_LEN", "destroy_xrc_srq_in"),
            ("OBJ_CMD_LEN", "query_xrc_srq_in"), ("OBJ_CMD_LEN", "arm_xrc_srq_in"),
            ("OBJ_CMD_LEN", "create_xrc_srq_out"), ("CREATE_XRC_SRQ_IN_LEN", "create_xrc_srq_in"),
-           ("QUERY_XRC_SRQ_OUT_LEN", "query_xrc_srq_out"), ("SRQC_SIZE", "xrc_srqc")]
+           ("QUERY_XRC_SRQ_OUT_LEN", "query_xrc_srq_out"), ("SRQC_SIZE", "xrc_srqc"),
+           ("MCG_IN_LEN", "attach_to_mcg_in"), ("MCG_IN_LEN", "detach_from_mcg_in"),
+           ("OBJ_CMD_LEN", "attach_to_mcg_out"), ("OBJ_CMD_LEN", "detach_from_mcg_out")]
 
 
 def main():
