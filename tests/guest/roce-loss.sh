@@ -2,7 +2,7 @@
 # A long RC stream between two VMs through each wire fault of vm0's vcx port
 # (docs/networking.md "Wire faults"). Both VMs run this script (./vcx vm --vms 2) and
 # meet through their shared directory, as roce-link.sh does (tests/guest/roce-lib.sh).
-# Usage: roce-loss.sh vcx|peer
+# Usage: roce-loss.sh vcx|peer [FAULTS]   (FAULTS: a list as LOSS_FAULTS below)
 #   vcx:  vcx_0 in both VMs; vm0 is the client (the requester), vm1 the server.
 #   peer: vcx_0 in vm0, Soft-RoCE (rxe0) on a virtio-net in vm1 (--peer virtio); the
 #         stream runs twice, server in vm1 then in vm0, so vcx_0 is requester and
@@ -29,13 +29,13 @@
 # LOSS_ACK_TIMEOUT: the QP's local ACK timeout exponent (4.096 us << T; default 12, 16.8 ms).
 . "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: roce-loss.sh vcx|peer}
+mode=${1:?usage: roce-loss.sh vcx|peer [FAULTS]}
 case "$mode" in
 vcx) faults_default="drop=0.01 drop=0.10 dup=0.01 reorder=0.01 corrupt=0.01" servers=1 ;;
 peer) faults_default="drop=0.01" servers="1 0" ;;
 *) fail "unknown mode $mode (vcx or peer)" ;;
 esac
-FAULTS=${LOSS_FAULTS:-$faults_default}
+FAULTS=${2:-${LOSS_FAULTS:-$faults_default}}
 MSGS=${LOSS_MSGS:-10000}
 ACK_T=${LOSS_ACK_TIMEOUT:-12}
 # One stream may take minutes under TCG at 10% drop: the runner's bound, not the tool's.
@@ -49,7 +49,7 @@ QOM=/machine/peripheral/vcx0
 
 # This VM's counters as "name=value" words: vcx_0's Q counter and device state, or rxe's.
 VCX_QC="out_of_sequence duplicate_request packet_seq_err implied_nak_seq_err local_ack_timeout_err rnr_nak_retry_err out_of_buffer"
-VCX_ST="roce_icrc_err roce_malformed retransmits nak_sent rnr_nak_rcvd fault_drop fault_dup fault_reorder fault_corrupt"
+VCX_ST="roce_icrc_err roce_malformed roce_bad_tver roce_bad_pkey roce_bad_qp roce_bad_opcode roce_rx_drop retransmits nak_sent rnr_nak_rcvd fault_drop fault_dup fault_reorder fault_corrupt"
 snapshot() {
 	local stats st name v
 	stats=$(rdma statistic show link "$DEV/1") || fail "rdma statistic show link $DEV/1"
@@ -155,7 +155,9 @@ for fault in $FAULTS; do
 	mine=$(growth "$before")
 	vm_signal "growth-$k" "$mine"
 	theirs=$(vm_wait "growth-$k" $WAIT)
-	[ "$me" = 0 ] || { mine=$theirs theirs=$mine; }
+	if [ "$me" = 1 ]; then # mine and theirs: vm0's and vm1's
+		vm1=$mine mine=$theirs theirs=$vm1
+	fi
 	log "counters over $fault: vm0: $mine"
 	log "counters over $fault: vm1: $theirs"
 	why=$(evidence "$fault" "$mine" "$theirs") || fail "$fault: the counters do not show the fault and its recovery: $why"
