@@ -559,6 +559,44 @@ def case_retransmit(v):
     t.ok(v.quiet(), "no fourth transmission")
 
 
+def case_read_reissue(v):
+    """A READ response lost: the device asks again from the first missing PSN (an implied
+    NAK, IBTA 9.7.5.1.2) and places the answer, whether the responder starts it with
+    FIRST (a new request, as vcx's responder does) or, as Soft-RoCE does when it replays
+    from the middle of a READ it holds (rxe_resp.c, rdatm_res_state_replay), with MIDDLE
+    and LAST; found by tests/guest/roce-loss.sh against rxe (transport retries exhausted)."""
+    pd, buf, key, cq = setup(v)
+    qc = v.q_counter()
+    qp = v.wire_qp("RC", pd, cq, counter=qc)
+    data = pattern(1000, 33)
+    for how, ops in (("MIDDLE, MIDDLE, LAST", (0x0e, 0x0e, 0x0f)),
+                     ("FIRST, MIDDLE, LAST", (0x0d, 0x0e, 0x0f))):
+        v.qt.memset(buf + 0x1000, 1000, 0)
+        qp.post_send(READ, raddr(0x7000001000, 0xabcd) + dseg(buf + 0x1000, 1000, key))
+        fr = v.out(1)
+        p0 = fr[0]["psn"] if fr else 0
+        t.eq([(d["name"], d["dma_len"]) for d in fr], [("READ_REQUEST", 1000)],
+             "READ of 1000 bytes at MTU 256 (%s case)" % how)
+        v.inject(frame(0x0d, qp.qpn, p0, data[:256], ext=aeth(0x1f, 0)))
+        v.inject(frame(0x0e, qp.qpn, p0 + 2, data[512:768]))    # p0 + 1 lost
+        fr = v.out(1)
+        t.eq([(d["name"], d["psn"], d["va"], d["dma_len"]) for d in fr],
+             [("READ_REQUEST", p0 + 1, 0x7000001100, 744)],
+             "a response missing: READ asked again from PSN +1, va and length moved on")
+        for i, op in enumerate(ops):
+            part = data[256 * (i + 1):256 * (i + 2)]
+            v.inject(frame(op, qp.qpn, p0 + 1 + i, part,
+                           ext=aeth(0x1f, 1) if op != 0x0e else b""))
+        e = cq.poll()
+        t.ok(e is not None and cqe_fields(e)["syndrome"] == 0,
+             "the re-issued READ answered with %s: the READ completes" % how)
+        t.eq(v.qt.memread(buf + 0x1000, 1000), data, "every byte placed (%s)" % how)
+    r = v.query_q_counter(qc)
+    t.eq(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_IMPLIED_NAK_SEQ_ERR"]), 2,
+         "two implied NAKs in the QP's Q counter")
+    t.ok(v.quiet(), "nothing more sent")
+
+
 def case_faults(v):
     pd, buf, key, cq = setup(v)
     r = v.qt.qom_set("/machine/peripheral/vcx0", "wire-fault", "drop=1,seed=7,dir=tx")
@@ -746,6 +784,7 @@ def main():
                          ("UD SEND", case_ud_send), ("GSI", case_gsi), ("UC", case_uc),
                          ("responder", case_responder), ("RTR responder", case_rtr_responder),
                          ("bad frames", case_bad_frames), ("retransmission", case_retransmit),
+                         ("READ asked again", case_read_reissue),
                          ("wire faults", case_faults), ("IPv6", case_ipv6),
                          ("receive faults", case_rx_faults), ("fuzz", case_fuzz)):
             run_isolated(t, name, lambda fn=fn: fn(v))
