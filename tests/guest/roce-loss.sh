@@ -26,7 +26,7 @@
 #   reorder:        the responder saw a PSN gap (out_of_sequence / out_of_seq_request);
 # and no RNR or transport retry was exhausted (rnr_nak_retry_err; rxe's hard errors, as
 # roce-link.sh checks them). The kernel log must be clean at the end.
-# LOSS_ACK_TIMEOUT: the QP's local ACK timeout exponent (4.096 us << T; default 12, 16.8 ms).
+# LOSS_ACK_TIMEOUT: the QP's local ACK timeout exponent (4.096 us << T; default 14, 67 ms).
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:?usage: roce-loss.sh vcx|peer [FAULTS]}
@@ -37,7 +37,7 @@ peer) faults_default="drop=0.01" servers="1 0" ;;
 esac
 FAULTS=${2:-${LOSS_FAULTS:-$faults_default}}
 MSGS=${LOSS_MSGS:-10000}
-ACK_T=${LOSS_ACK_TIMEOUT:-12}
+ACK_T=${LOSS_ACK_TIMEOUT:-14}
 # One stream may take minutes under TCG at 10% drop: the runner's bound, not the tool's.
 ROCE_RUN_TIMEOUT=${ROCE_RUN_TIMEOUT:-1500}
 . "$(dirname "$0")/roce-lib.sh"
