@@ -23,7 +23,7 @@
  * Every completion's status is checked (a failure names it, ibv_wc_status_str); every
  * wait is bounded: no completion for -W seconds, or a control message not arriving in
  * time, fails naming what was outstanding. The QP: retry_cnt 7, rnr_retry 7 (for ever),
- * the local ACK timeout -t (4.096 us << t; default 12, 16.8 ms), path MTU -m. The client's
+ * the local ACK timeout -t (4.096 us << t; default 14, 67 ms), path MTU -m. The client's
  * first PSN is just below 2^24, so the stream wraps the PSN space.
  * Each side prints one line per phase:
  *   "phase send: messages N, bytes B, seconds S" (and "phase write: ...").
@@ -70,7 +70,7 @@ static struct {
 	int phase_s;                    /* longest wait for the peer's end of a phase */
 } o = {
 	.dev = "vcx_0", .gid_index = -1, .port = 18800, .n = 10000, .window = 16,
-	.timeout = 12, .mtu = 1024, .wait_s = 120, .phase_s = 3600,
+	.timeout = 14, .mtu = 1024, .wait_s = 120, .phase_s = 3600,
 };
 
 static const char *side(void)
