@@ -290,6 +290,7 @@ static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint
         /* a response missing: ask again from it, once until data flows again */
         if (!w->reissued) {
             vcx_roce(s)->st.implied_nak_seq_err++;
+            vcx_roce(s)->st.retransmits++;      /* the READ request goes out again */
             vcx_roce_qc(s, qp, VCX_QC_IMPLIED_NAK_SEQ_ERR);
             w->reissued = true;
             w->state = VCX_WREQ_SEND;

@@ -578,11 +578,13 @@ def case_read_reissue(v):
         t.eq([(d["name"], d["dma_len"]) for d in fr], [("READ_REQUEST", 1000)],
              "READ of 1000 bytes at MTU 256 (%s case)" % how)
         v.inject(frame(0x0d, qp.qpn, p0, data[:256], ext=aeth(0x1f, 0)))
+        re0 = v.counter("retransmits")
         v.inject(frame(0x0e, qp.qpn, p0 + 2, data[512:768]))    # p0 + 1 lost
         fr = v.out(1)
         t.eq([(d["name"], d["psn"], d["va"], d["dma_len"]) for d in fr],
              [("READ_REQUEST", p0 + 1, 0x7000001100, 744)],
              "a response missing: READ asked again from PSN +1, va and length moved on")
+        t.eq(v.counter("retransmits"), re0 + 1, "the READ asked again is a retransmission")
         for i, op in enumerate(ops):
             part = data[256 * (i + 1):256 * (i + 2)]
             v.inject(frame(op, qp.qpn, p0 + 1 + i, part,
