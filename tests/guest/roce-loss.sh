@@ -20,8 +20,7 @@
 #   drop, corrupt:  vm0's requester retransmitted: local_ack_timeout_err, packet_seq_err
 #                   or implied_nak_seq_err (rdma statistic of vcx_0) grew;
 #   corrupt:        some receiver dropped frames on their ICRC (roce_icrc_err of a vcx
-#                   state; at an rxe end, frames failing rxe_icrc_check are only counted
-#                   here, as corruption is expected);
+#                   state; mode vcx only: an rxe end fails on any bad ICRC);
 #   dup:            the responder saw duplicate requests (duplicate_request);
 #   reorder:        the responder saw a PSN gap (out_of_sequence / out_of_seq_request);
 # and no RNR or transport retry was exhausted (rnr_nak_retry_err; rxe's hard errors, as
@@ -36,6 +35,10 @@ peer) faults_default="drop=0.01" servers="1 0" ;;
 *) fail "unknown mode $mode (vcx or peer)" ;;
 esac
 FAULTS=${2:-${LOSS_FAULTS:-$faults_default}}
+# An rxe end fails the run on any frame failing its ICRC check (roce-lib.sh), as it must
+# when nothing corrupts frames on purpose.
+[ "$mode" != peer ] || [[ "$FAULTS" != *corrupt* ]] ||
+	fail "peer mode: no corrupt fault (rxe's ICRC probe fails the run on every bad frame)"
 MSGS=${LOSS_MSGS:-10000}
 ACK_T=${LOSS_ACK_TIMEOUT:-14}
 # One stream may take minutes under TCG at 10% drop: the runner's bound, not the tool's.
@@ -116,7 +119,7 @@ evidence() { # FAULT MINE THEIRS
 	esac
 	case $f in
 	corrupt)
-		[ $(($(g "$mine" roce_icrc_err) + $(g "$theirs" roce_icrc_err))) -gt 0 ] || is_rxe_peer ||
+		[ $(($(g "$mine" roce_icrc_err) + $(g "$theirs" roce_icrc_err))) -gt 0 ] ||
 			why="$why; no receiver dropped a frame on its ICRC (roce_icrc_err)"
 		;;
 	dup)
@@ -133,7 +136,6 @@ evidence() { # FAULT MINE THEIRS
 	done
 	[ -z "$why" ] || { echo "${why#; }"; return 1; }
 }
-is_rxe_peer() { [ "$mode" = peer ]; }
 
 step_setup
 k=0
