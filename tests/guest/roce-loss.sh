@@ -26,6 +26,8 @@
 # and no RNR or transport retry was exhausted (rnr_nak_retry_err; rxe's hard errors, as
 # roce-link.sh checks them). The kernel log must be clean at the end.
 # LOSS_ACK_TIMEOUT: the QP's local ACK timeout exponent (4.096 us << T; default 14, 67 ms).
+# LOSS_MSGS: messages per phase. LOSS_SERVERS: the VMs that serve, one stream each
+# (default vcx: 1; peer: "1 0").
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:?usage: roce-loss.sh vcx|peer [FAULTS]}
@@ -35,6 +37,7 @@ peer) faults_default="drop=0.01" servers="1 0" ;;
 *) fail "unknown mode $mode (vcx or peer)" ;;
 esac
 FAULTS=${2:-${LOSS_FAULTS:-$faults_default}}
+servers=${LOSS_SERVERS:-$servers}   # the VMs that serve, one stream each
 # An rxe end fails the run on any frame failing its ICRC check (roce-lib.sh), as it must
 # when nothing corrupts frames on purpose.
 [ "$mode" != peer ] || [[ "$FAULTS" != *corrupt* ]] ||
@@ -112,9 +115,13 @@ evidence() { # FAULT MINE THEIRS
 	local f=${1%%=*} mine=$2 theirs=$3 retrans why=""
 	[ "$(g "$mine" "fault_$f")" -gt 0 ] || why="$why; vm0's fault_$f did not grow"
 	retrans=$(($(g "$mine" local_ack_timeout_err) + $(g "$mine" packet_seq_err) + $(g "$mine" implied_nak_seq_err)))
-	case $f in
-	drop | corrupt)
+	case $f,$servers in
+	drop,*1* | corrupt,*1*) # vm0 was a requester
 		[ $retrans -gt 0 ] || why="$why; vm0 never retransmitted (local_ack_timeout_err, packet_seq_err, implied_nak_seq_err)"
+		;;
+	drop,* | corrupt,*) # vm0 only served (LOSS_SERVERS=0): its responder saw the gaps
+		[ $(($(g "$mine" out_of_sequence) + $(g "$mine" duplicate_request))) -gt 0 ] ||
+			why="$why; vm0's responder saw no gap nor duplicate (out_of_sequence, duplicate_request)"
 		;;
 	esac
 	case $f in
