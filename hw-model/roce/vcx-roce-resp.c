@@ -631,12 +631,19 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
             b->bytes -= MIN(b->bytes, MAX(p.len, 1u));
             wr->j_next++;
         }
-        /* the next READ of the replay cache, if one was taken after this one */
+        /*
+         * The next READ of the replay cache not answered yet, if one was taken after
+         * this one. READs answered before are not sent again unasked: after a duplicate
+         * the requester asks again for what it still misses (IBTA 9.7.5.1.6), and an
+         * unasked second answer crosses that request's.
+         */
         {
             uint32_t nx = (wr->rd_slot + 1) % VCX_WIRE_RD_MAX;
 
             wr->rd_active = false;
-            while (nx != wr->rd_head && wr->rd[nx].valid && wr->rd[nx].atomic) {
+            wr->rd[wr->rd_slot].answered = true;
+            while (nx != wr->rd_head && wr->rd[nx].valid &&
+                   (wr->rd[nx].atomic || wr->rd[nx].answered)) {
                 nx = (nx + 1) % VCX_WIRE_RD_MAX;
             }
             if (nx != wr->rd_head && wr->rd[nx].valid &&

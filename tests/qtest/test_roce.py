@@ -496,6 +496,18 @@ def case_dup_after_read(v):
          "the WRITE again: ACKed with its own PSN 0x200, not the READ's last 0x203")
     t.eq(v.counter("duplicate_request"), dup0 + 1, "counted as a duplicate")
     t.ok(v.quiet(), "nothing more sent")
+    # a second READ, then the first asked again from its middle: only that is answered
+    v.inject(frame(0x0c, qp.qpn, 0x204, ext=reth(buf + 0x3000, key, 300), ackreq=True))
+    fr = v.out(2)
+    t.eq([(d["name"], d["psn"]) for d in fr],
+         [("READ_RESPONSE_FIRST", 0x204), ("READ_RESPONSE_LAST", 0x205)],
+         "READ at 0x204: responses 0x204, 0x205")
+    v.inject(frame(0x0c, qp.qpn, 0x202, ext=reth(buf + 0x2100, key, 344), ackreq=True))
+    fr = v.out(3, timeout=0.5)
+    t.eq([(d["name"], d["psn"]) for d in fr],
+         [("READ_RESPONSE_FIRST", 0x202), ("READ_RESPONSE_LAST", 0x203)],
+         "the first READ asked again from 0x202: answered from there, the READ at 0x204 "
+         "(answered before) not sent again unasked")
 
 
 def case_rtr_responder(v):
