@@ -54,6 +54,7 @@ typedef struct VcxWireReq {
 typedef struct VcxWireRdEntry {
     bool valid;
     bool atomic;
+    bool answered;              /* READ: its responses were sent once (the chain skips it) */
     uint32_t psn;               /* first PSN of the request */
     uint32_t npkts;             /* PSNs its responses take */
     uint64_t va;

@@ -17,7 +17,8 @@
  *     TRANSPORT_RETRY_EXC_ERR;
  *   - READ responses: each in PSN order placed at (PSN - request PSN) * MTU of the local
  *     scatter list; a gap re-issues the READ from the first missing PSN (va and length
- *     moved on); AtomicAckETH: the original value (vcx_req_answer writes it).
+ *     moved on), whose responses may start with FIRST or, as the rest of the original
+ *     READ, with MIDDLE; AtomicAckETH: the original value (vcx_req_answer writes it).
  * One message is in flight per QP (VcxWireReq, vcx-roce-qp.h explains the window that can
  * follow). UC and UD complete once their packets are sent, as on a real wire.
  *
@@ -289,6 +290,7 @@ static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint
         /* a response missing: ask again from it, once until data flows again */
         if (!w->reissued) {
             vcx_roce(s)->st.implied_nak_seq_err++;
+            vcx_roce(s)->st.retransmits++;      /* the READ request goes out again */
             vcx_roce_qc(s, qp, VCX_QC_IMPLIED_NAK_SEQ_ERR);
             w->reissued = true;
             w->state = VCX_WREQ_SEND;
@@ -296,9 +298,15 @@ static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint
         }
         return;
     }
-    /* the responses of the READ as last requested start with FIRST (or ONLY) */
+    /*
+     * The responses of the original READ start with FIRST (or ONLY). Those of a READ
+     * asked again from the middle may start either way: as a new request (FIRST / ONLY,
+     * what vcx's responder sends) or as the rest of the one the responder holds
+     * (MIDDLE / LAST, what Soft-RoCE replays); a FIRST anywhere else is out of place.
+     */
     if (p->len != want || !!(p->flags & VCX_OPF_LAST) != last ||
-        !!(p->flags & VCX_OPF_FIRST) != (d == w->req_from)) {
+        ((p->flags & VCX_OPF_FIRST) && d != w->req_from) ||
+        (!(p->flags & VCX_OPF_FIRST) && d == 0)) {
         trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "READ response length or opcode");
         vcx_roce(s)->st.malformed++;
         return;

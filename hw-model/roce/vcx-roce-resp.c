@@ -13,8 +13,8 @@
  *     with the others of its QP (vcx-roce-dev.c);
  *   - ahead (a gap): one NAK PSN sequence error with the expected PSN, then silence
  *     until the expected PSN arrives;
- *   - behind (a duplicate, within 2^23): SEND and WRITE ACKed again with the last PSN
- *     received, never delivered twice; a READ answered again from the duplicate's PSN
+ *   - behind (a duplicate, within 2^23): SEND and WRITE ACKed again with their own PSN
+ *     (never one of a READ's responses), never delivered twice; a READ answered again from the duplicate's PSN
  *     with its own RETH; an atomic answered from the replay cache, never executed twice.
  *   - no receive WQE: RNR NAK with min_rnr_nak, nothing consumed; the requester sends
  *     the packet again;
@@ -153,9 +153,17 @@ static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     vcx_roce_qc(s, qp, VCX_QC_DUPLICATE_REQUEST);
     trace_vcx_roce_resp_dup(qp->qpn, p->psn, qp->rq_psn);
     if (p->flags & (VCX_OPF_SEND | VCX_OPF_WRITE)) {
-        /* acknowledged again, up to the last PSN received; not delivered again */
+        /*
+         * Acknowledged again with its own PSN, not delivered again. Not with the last PSN
+         * received: that may be a PSN of a READ's responses, and an ACK of it tells the
+         * requester the READ is done whether its response arrived or not. An ACK already
+         * due for a later SEND / WRITE packet goes out instead (it covers this one).
+         */
+        if (!wr->ack_due ||
+            ((p->psn - wr->ack_psn) & VCX_PSN_MASK) < 0x800000) {
+            wr->ack_psn = p->psn;
+        }
         wr->ack_due = true;
-        wr->ack_psn = (qp->rq_psn - 1) & VCX_PSN_MASK;
         vcx_roce_queue_ack(s, qp);
         return;
     }
@@ -623,12 +631,19 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
             b->bytes -= MIN(b->bytes, MAX(p.len, 1u));
             wr->j_next++;
         }
-        /* the next READ of the replay cache, if one was taken after this one */
+        /*
+         * The next READ of the replay cache not answered yet, if one was taken after
+         * this one. READs answered before are not sent again unasked: after a duplicate
+         * the requester asks again for what it still misses (IBTA 9.7.5.1.6), and an
+         * unasked second answer crosses that request's.
+         */
         {
             uint32_t nx = (wr->rd_slot + 1) % VCX_WIRE_RD_MAX;
 
             wr->rd_active = false;
-            while (nx != wr->rd_head && wr->rd[nx].valid && wr->rd[nx].atomic) {
+            wr->rd[wr->rd_slot].answered = true;
+            while (nx != wr->rd_head && wr->rd[nx].valid &&
+                   (wr->rd[nx].atomic || wr->rd[nx].answered)) {
                 nx = (nx + 1) % VCX_WIRE_RD_MAX;
             }
             if (nx != wr->rd_head && wr->rd[nx].valid &&
