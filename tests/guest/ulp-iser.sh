@@ -231,6 +231,14 @@ wait_session_state() {
 }
 # Log in (bounded), check the transport, find the disk: sets SID and DISK.
 iser_login() { # context
+	# A discovery session (or the last logout's) can still be in sysfs for a moment, in
+	# state FREE while the kernel tears it down; session_id must find the new one alone.
+	local _
+	for _ in $(seq 50); do
+		[ -z "$(session_id)" ] && break
+		sleep 0.2
+	done
+	[ -z "$(session_id)" ] || fail "$1: $(session_id) still in sysfs 10 s before the login"
 	timeout 30 iscsiadm -m node -T "$TIQN" -p "$PORTAL" -I iser --login >/dev/null ||
 		{ iser_diag; fail "$1: iscsiadm --login failed or still running after 30 s"; }
 	SID=$(session_id)
