@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# tests/host/roce-peer-stall.py (roce-check's rerun rule against Soft-RoCE) on small
+# captures written here: a vcx request sent 8 times 67 ms apart and answered only after
+# the last copy is a peer stall (exit 0); the same request answered after its third copy,
+# sent only 5 times (vcx gave up early) or sent 10 ms apart (vcx did not wait) is not
+# (exit 1); an unreadable capture is exit 2.
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+: "${VCX_SRC:?}"
+check="python3 $VCX_SRC/tests/host/roce-peer-stall.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+VCX=52:54:00:77:00:01 PEER=52:54:00:77:00:02
+
+# mkcap.py OUT EVENT...: a pcap of RoCE v2 frames, EVENT = TIME_MS,FROM(vcx|peer),OPCODE,PSN
+cat >"$tmp/mkcap.py" <<'EOF'
+import struct, sys
+macs = {"vcx": bytes.fromhex("525400770001"), "peer": bytes.fromhex("525400770002")}
+ips = {"vcx": bytes([192, 168, 77, 1]), "peer": bytes([192, 168, 77, 2])}
+out = open(sys.argv[1], "wb")
+out.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+for ev in sys.argv[2:]:
+    ms, who, op, psn = ev.split(",")
+    op, psn, other = int(op, 0), int(psn), "peer" if who == "vcx" else "vcx"
+    ack_req = 0x80 if op in (0x04, 0x02) else 0       # SEND ONLY / LAST ask for an ACK
+    bth = bytes([op, 0x40, 0xFF, 0xFF, 0, 0, 0, 0x11]) + struct.pack("!I", ack_req << 24 | psn)
+    ext = bytes([0x1F, 0, 0, 1]) if op == 0x11 else b""  # AETH: ACK
+    payload = bth + ext + b"\0" * 4                       # ICRC not checked here
+    udp = struct.pack("!HHHH", 49152, 4791, 8 + len(payload), 0) + payload
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                     ips[who], ips[other]) + udp
+    frame = macs[other] + macs[who] + b"\x08\x00" + ip
+    t = int(ms) * 1000
+    out.write(struct.pack("<IIII", t // 1000000, t % 1000000, len(frame), len(frame)) + frame)
+EOF
+mk() { local f=$tmp/$1.pcap; shift; python3 "$tmp/mkcap.py" "$f" "$@"; echo "$f"; }
+copies() { # N GAP_MS [FIRST_MS]: vcx's SEND ONLY of PSN 100, N times
+	local i
+	for ((i = 0; i < $1; i++)); do echo "$((${3:-1000} + i * $2)),vcx,0x04,100"; done
+}
+
+f=$(mk stall $(copies 8 67) 1900,peer,0x11,100)
+out=$($check "$f" --vcx $VCX) || fail "8 copies 67 ms apart, answered after the last: not called a stall"
+grep -q '^peer stall: vcx sent PSN 100 8 times from 0.000 s to 0.469 s, 67 to 67 ms apart; the peer.s first answer came at 0.900 s$' <<<"$out" ||
+	fail "stall line: $out"
+echo "ok 8 copies 67 ms apart, answered 0.43 s after the last: $out"
+
+f=$(mk never $(copies 8 67))
+$check "$f" --vcx $VCX | grep -q "answer never came" || fail "8 copies never answered: not called a stall"
+echo "ok 8 copies never answered: a stall"
+
+for c in "answered after the third copy:$(copies 3 67) 1150,peer,0x11,100 $(copies 5 67 1250 | sed 's/,100$/,101/')" \
+	"sent only 5 times:$(copies 5 67) 1900,peer,0x11,100" \
+	"sent 10 ms apart:$(copies 8 10) 1900,peer,0x11,100"; do
+	what=${c%%:*}
+	f=$(mk case ${c#*:})
+	rc=0
+	out=$($check "$f" --vcx $VCX) || rc=$?
+	[ $rc = 1 ] || fail "$what: exit $rc, want 1 ($out)"
+	echo "ok $what: not a stall"
+done
+
+rc=0
+$check "$tmp/none.pcap" --vcx $VCX 2>/dev/null || rc=$?
+[ $rc = 2 ] || fail "missing capture: exit $rc, want 2"
+echo "ok missing capture: exit 2"
