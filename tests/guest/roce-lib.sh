@@ -3,6 +3,7 @@
 # the VMs' roles and bounds, the RDMA device of the link interface and its RoCE v2 GID
 # (step_setup), one tool run across the VMs (pair), and Soft-RoCE's ICRC probe and
 # counters (rxe_check, step_counters).
+. "$(dirname "${BASH_SOURCE[0]}")/verbs-common.sh"    # vcx_roce_v2_gid
 [ "${VCX_VMS:-1}" = 2 ] || fail "$(basename "$0") needs two VMs (./vcx vm --vms 2)"
 
 me=$VCX_VM_INDEX other=$((1 - VCX_VM_INDEX))
@@ -26,24 +27,6 @@ ibdev_of() {
 	local links
 	links=$(rdma link show 2>/dev/null) || return 0
 	awk -v nd="$1" '{ for (i = 1; i < NF; i++) if ($i == "netdev" && $(i + 1) == nd) { split($2, a, "/"); print a[1]; exit } }' <<<"$links"
-}
-
-# Index of the RoCE v2 GID ::ffff:$2 on port 1 of $1 (sysfs gids + gid_attrs/types);
-# waits up to 10 s for ib_core to add it.
-roce_v2_gid_index() { # DEV ADDR
-	local d=/sys/class/infiniband/$1/ports/1 want t i
-	want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' $(tr . ' ' <<<"$2"))
-	for _ in $(seq 100); do
-		for t in "$d"/gid_attrs/types/*; do
-			i=${t##*/}
-			[ "$(cat "$d/gids/$i" 2>/dev/null)" = "$want" ] || continue
-			[ "$(cat "$t" 2>/dev/null)" = "RoCE v2" ] || continue
-			echo "$i"
-			return 0
-		done
-		sleep 0.1
-	done
-	return 1
 }
 
 # The port's active MTU in bytes (ibv_devinfo: "active_mtu: 4096 (5)").
@@ -77,7 +60,7 @@ step_setup() {
 	done
 	[ -n "$DEV" ] || fail "no RDMA device on $IF: $(rdma link show 2>&1 | tr '\n' ' ')"
 	modprobe rdma_ucm || fail "modprobe rdma_ucm"
-	GID=$(roce_v2_gid_index "$DEV" "$IP4") ||
+	GID=$(vcx_roce_v2_gid "$DEV" "$IP4") ||
 		fail "no RoCE v2 GID ::ffff:$IP4 on $DEV port 1: $(grep -v '0000:0000:0000:0000:0000:0000:0000:0000' /sys/class/infiniband/$DEV/ports/1/gids/* 2>/dev/null | tr '\n' ' ')"
 	rdma link show "$DEV/1" | grep -q 'state ACTIVE' || fail "$DEV/1 not ACTIVE: $(rdma link show "$DEV/1")"
 	ok "setup: $DEV on $IF ($drv), GID index $GID (RoCE v2 ::ffff:$IP4)"

@@ -36,21 +36,12 @@ vcx_roce_v2_gid() {
 # The port's netdev up with ADDR/24 and ib_core's IPv4-mapped RoCE v2 GID of it (waits up
 # to 10 s); prints the GID's index. vcx_ipv4_up ADDR
 vcx_ipv4_up() {
-	local ndev gid_file gtype hex
+	local ndev i
 	ndev=$(vcx_verbs_up)
 	# replace: the runner may have given the address already (images/guest-init).
 	ip addr replace "$1/24" dev "$ndev" || fail "ip addr replace $1/24 dev $ndev"
-	hex=$(printf '%02x%02x:%02x%02x' $(echo "$1" | tr . ' '))
-	for _ in $(seq 100); do
-		gid_file=$(grep -l "^0000:0000:0000:0000:0000:ffff:$hex\$" \
-			/sys/class/infiniband/$VCX_IBDEV/ports/1/gids/* 2>/dev/null | head -1) || true
-		[ -n "$gid_file" ] && break
-		sleep 0.1
-	done
-	[ -n "$gid_file" ] || fail "no GID ::ffff:$1 on $VCX_IBDEV port 1"
-	gtype=$(cat "/sys/class/infiniband/$VCX_IBDEV/ports/1/gid_attrs/types/${gid_file##*/}")
-	[ "$gtype" = "RoCE v2" ] || fail "GID of $1 has type '$gtype'"
-	echo "${gid_file##*/}"
+	i=$(vcx_roce_v2_gid "$VCX_IBDEV" "$1") || fail "no RoCE v2 GID ::ffff:$1 on $VCX_IBDEV port 1"
+	echo "$i"
 }
 
 # Wait (up to 10 s) until the netdev's IPv6 address is no longer tentative: the first
