@@ -7,7 +7,9 @@
  *     the message;
  *   - NAK PSN sequence error: go back to the NAK's PSN and send from there again, the
  *     payload read again from guest memory at that packet's offset; counts against
- *     retry_count as a timeout does;
+ *     retry_count as a timeout does (and so does a READ asked again, below); an ACK or
+ *     READ response that moves the first unacknowledged PSN on is forward progress and
+ *     gives the message its whole retry_count again (IBTA 9.7.6.1.3; rxe does the same);
  *   - RNR NAK: wait the time of its timer field (table 45), then send from its PSN;
  *     rnr_retry times (7: for ever), then RNR_RETRY_EXC_ERR;
  *   - NAK invalid request / remote access / remote operational error: the WQE completes
@@ -287,11 +289,20 @@ static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint
         return;
     }
     if (d > w->acked) {
-        /* a response missing: ask again from it, once until data flows again */
+        /*
+         * A response missing: ask again from it, once until data flows again. The implied
+         * NAK is a retry like a PSN sequence NAK: it spends one of retry_count.
+         */
         if (!w->reissued) {
             vcx_roce(s)->st.implied_nak_seq_err++;
-            vcx_roce(s)->st.retransmits++;      /* the READ request goes out again */
             vcx_roce_qc(s, qp, VCX_QC_IMPLIED_NAK_SEQ_ERR);
+            if (!qp->retry_left) {
+                vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
+                              "READ responses missing, retries exhausted");
+                return;
+            }
+            qp->retry_left--;
+            vcx_roce(s)->st.retransmits++;      /* the READ request goes out again */
             w->reissued = true;
             w->state = VCX_WREQ_SEND;
             vcx_wire_wake(s, qp);
@@ -312,6 +323,7 @@ static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint
         return;
     }
     w->reissued = false;
+    qp->retry_left = qp->retry_count;           /* forward progress */
     vcx_sgl_seek(&c, &rq->sgl, off);
     if (p->len && vcx_sgl_io(s, &c, (uint8_t *)p->payload, p->len, true) != MEMTX_OK) {
         vcx_wire_fail(s, qp, VCX_CQE_SYND_LOCAL_PROT_ERR, "read response not deliverable");
@@ -371,7 +383,10 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
             trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "ACK of a packet not sent");
             return;
         }
-        w->acked = MAX(w->acked, d + 1);
+        if (d + 1 > w->acked) {
+            qp->retry_left = qp->retry_count;   /* forward progress */
+            w->acked = d + 1;
+        }
         if (w->acked == w->npkts) {
             vcx_wire_done(s, qp, VCX_ACK);
         }

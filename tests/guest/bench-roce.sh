@@ -16,6 +16,7 @@
 # (default 5; the latency run counts iterations in proportion). No figure is compared
 # with a threshold.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verbs-common.sh"
 
 SECS=${BENCH_SECONDS:-5}
 [[ "$SECS" =~ ^[1-9][0-9]*$ ]] || fail "BENCH_SECONDS must be a positive integer"
@@ -30,25 +31,10 @@ SRV_CTL=169.254.77.2		# vm1's eth0: every run's connection data
 DEVS=(vcx_0 rxe0)
 declare -A addr=([vcx_0]=192.168.77.$((me + 1)) [rxe0]=169.254.77.$((me + 1))) gid
 
-# Index of the RoCE v2 GID ::ffff:ADDR on port 1 of DEV (sysfs), waiting up to 10 s.
-gid_index() { # DEV ADDR
-	local d=/sys/class/infiniband/$1/ports/1 want t i
-	want=0000:0000:0000:0000:0000:ffff:$(printf '%02x%02x:%02x%02x' $(tr . ' ' <<<"$2"))
-	for _ in $(seq 100); do
-		for t in "$d"/gid_attrs/types/*; do
-			i=${t##*/}
-			[ "$(cat "$d/gids/$i" 2>/dev/null)" = "$want" ] &&
-				[ "$(cat "$t" 2>/dev/null)" = "RoCE v2" ] && { echo "$i"; return 0; }
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
 [ -d /sys/class/infiniband/vcx_0 ] || fail "vm$me: no vcx_0"
 modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0 || fail "vm$me: rxe0 on eth0"
 for dev in "${DEVS[@]}"; do
-	gid[$dev]=$(gid_index $dev "${addr[$dev]}") || fail "vm$me: no RoCE v2 GID ::ffff:${addr[$dev]} on $dev"
+	gid[$dev]=$(vcx_roce_v2_gid $dev "${addr[$dev]}") || fail "vm$me: no RoCE v2 GID ::ffff:${addr[$dev]} on $dev"
 	echo "# vm$me $dev: GID index ${gid[$dev]} (::ffff:${addr[$dev]}), $(ibv_devinfo -d "$dev" | grep -m1 -o 'active_mtu:.*' | tr -s ' \t' ' ')"
 done
 

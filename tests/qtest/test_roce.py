@@ -642,6 +642,47 @@ def case_read_reissue(v):
     t.ok(v.quiet(), "nothing more sent")
 
 
+def case_read_retry_count(v):
+    """A READ asked again spends one of retry_count, as a PSN sequence NAK does, and a
+    response placed (forward progress) gives the message its whole retry_count back."""
+    pd, buf, key, cq = setup(v)
+    data = pattern(1000, 41)
+    # retry_count 1: a timeout, a response placed, a timeout again: still no error
+    qp = v.wire_qp("RC", pd, cq, retry=1, ack_timeout=10)       # 4.2 ms
+    qp.post_send(READ, raddr(0x7000001000, 0xabcd) + dseg(buf + 0x1000, 1000, key))
+    p0 = v.out(1)[0]["psn"]
+    v.advance(4096 << 10, 4096 << 10)
+    v.settle()
+    t.eq([(d["name"], d["psn"]) for d in v.out(1)], [("READ_REQUEST", p0)],
+         "retry_count 1: the ACK timeout sends the READ again")
+    v.inject(frame(0x0d, qp.qpn, p0, data[:256], ext=aeth(0x1f, 0)))
+    v.advance(4096 << 10, 4096 << 10)
+    v.settle()
+    t.eq([(d["name"], d["psn"]) for d in v.out(1)], [("READ_REQUEST", p0 + 1)],
+         "a response placed, then a timeout: asked again from PSN +1, no error")
+    t.eq(cq.poll(), None, "the first response gave retry_count back")
+    for i in range(1, 4):
+        v.inject(frame(0x0e if i < 3 else 0x0f, qp.qpn, p0 + i, data[256 * i:256 * (i + 1)],
+                       ext=aeth(0x1f, 1) if i == 3 else b""))
+    e = cq.poll()
+    t.ok(e is not None and cqe_fields(e)["syndrome"] == 0, "the READ completes")
+    t.eq(v.qt.memread(buf + 0x1000, 1000), data, "every byte placed")
+    # retry_count 1: a response missing (the READ asked again), then a timeout: spent
+    qp = v.wire_qp("RC", pd, cq, retry=1, ack_timeout=10, psn=0x300, rpsn=0x400)
+    qp.post_send(READ, raddr(0x7000001000, 0xabcd) + dseg(buf + 0x1000, 1000, key))
+    p0 = v.out(1)[0]["psn"]
+    v.inject(frame(0x0d, qp.qpn, p0, data[:256], ext=aeth(0x1f, 0)))
+    v.inject(frame(0x0e, qp.qpn, p0 + 2, data[512:768]))        # p0 + 1 lost
+    t.eq([(d["name"], d["psn"]) for d in v.out(1)], [("READ_REQUEST", p0 + 1)],
+         "a response missing: the READ asked again (one retry spent)")
+    v.advance(4096 << 10, 4096 << 10)
+    v.settle()
+    e = cq.poll()
+    t.ok(e is not None and cqe_fields(e)["syndrome"] == P["VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR"],
+         "then the ACK timeout: retry_count 1 spent, TRANSPORT_RETRY_EXC_ERR")
+    t.ok(v.quiet(), "nothing more sent")
+
+
 def case_faults(v):
     pd, buf, key, cq = setup(v)
     r = v.qt.qom_set("/machine/peripheral/vcx0", "wire-fault", "drop=1,seed=7,dir=tx")
@@ -1058,6 +1099,7 @@ def main():
                          ("duplicate behind a READ", case_dup_after_read),
                          ("bad frames", case_bad_frames), ("retransmission", case_retransmit),
                          ("READ asked again", case_read_reissue),
+                         ("READ retries and forward progress", case_read_retry_count),
                          ("wire faults", case_faults), ("IPv6", case_ipv6),
                          ("receive faults", case_rx_faults), ("fuzz", case_fuzz),
                          ("multicast commands", case_mcast_cmds),
