@@ -13,7 +13,8 @@
 # ibv_ud_pingpong and ibv_srq_pingpong -q 16, all with -c, at path MTU 1024 (netdev MTU
 # 1500) and 4096 (netdev MTU 9000 on both ends, when both ports then report an active MTU
 # of 4096); rping -C 200 -V; ucmatose; udaddy; ib_send_bw --use-srq, ib_write_bw,
-# ib_read_bw and ib_atomic_bw. At an rxe end no frame may fail rxe's ICRC check and its
+# ib_read_bw and ib_atomic_bw; NVMe over RDMA, target in vm0 and host in vm1 (step_nvme).
+# At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
 # and retransmissions are printed: see rxe_check); the kernel log must be clean.
 # The out-of-band exchanges of the pingpongs and perftest (QP numbers, PSNs, GIDs) go over
@@ -28,7 +29,7 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast perftest counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast perftest nvme counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-200}
 . "$(dirname "$0")/roce-lib.sh"
@@ -246,6 +247,52 @@ step_perftest() {
 		done
 	done
 	rxe_check perftest
+}
+
+# NVMe over RDMA across the VMs: vm0 exports nullb0 (memory-backed) and nullb1 (discards)
+# through nvmet-rdma with use_srq=1 on its link address (tests/guest/nvme-common.sh); vm1
+# runs nvme discover and connect to it (rdma_cm over the link), then fio 4k randrw
+# iodepth 16 with crc32c verify over 64 MiB (err=0; the same verify fails on nullb1);
+# vm0's rdma res shows nvmet's SRQ while vm1 is connected; disconnect and module unload
+# on both sides, and at a vcx_0 target the device's objects back to where they were.
+step_nvme() {
+	local ctx base=""
+	NVME_ADDR=192.168.77.1
+	. "$(dirname "$0")/bringup-common.sh"
+	. "$(dirname "$0")/ulp-common.sh"
+	. "$(dirname "$0")/nvme-common.sh"
+	nvme_configfs
+	if [ "$me" = 0 ]; then
+		ctx="NVMe/RDMA target ($DEV, host $OTHER_DEV in vm1)"
+		is_rxe || base=$(ulp_objects)
+		nullb_setup
+		target_up 1
+		vm_signal nvme-target
+		vm_wait nvme-connected $WAIT >/dev/null
+		target_expect_srqs 1 "$ctx"
+		vm_signal nvme-srq
+		vm_wait nvme-host-done $((WAIT + 300)) >/dev/null
+		target_down
+		nullb_remove
+		if [ -n "$base" ]; then ulp_expect_objects "$base" "$ctx"; fi
+		ok "$ctx: exported, served, taken down"
+	else
+		ctx="NVMe/RDMA host ($DEV, target $OTHER_DEV in vm0)"
+		nvme_hostnqn
+		vm_wait nvme-target $WAIT >/dev/null
+		modprobe nvme-rdma || fail "modprobe nvme-rdma"
+		host_discover "$ctx"
+		connect "$ctx"
+		ok "$ctx: $ctrl live on rdma to $NVME_ADDR, namespaces $ns1 $ns2"
+		vm_signal nvme-connected
+		vm_wait nvme-srq $WAIT >/dev/null
+		host_verify "$ctx"
+		disconnect "$ctx"
+		ulp_unload nvme_rdma
+		ok "$ctx: disconnected, nvme_rdma unloaded"
+		vm_signal nvme-host-done
+	fi
+	rxe_check nvme
 }
 
 for step in $steps; do
