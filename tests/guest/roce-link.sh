@@ -13,7 +13,7 @@
 # ibv_ud_pingpong and ibv_srq_pingpong -q 16, all with -c, at path MTU 1024 (netdev MTU
 # 1500) and 4096 (netdev MTU 9000 on both ends, when both ports then report an active MTU
 # of 4096); rping -C 200 -V; ucmatose; udaddy; ib_send_bw --use-srq, ib_write_bw,
-# ib_read_bw and ib_atomic_bw; NVMe over RDMA, target in vm0 and host in vm1 (step_nvme).
+# ib_read_bw and ib_atomic_bw; NVMe over RDMA, target in vm0 then in vm1 (step_nvme).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
 # and retransmissions are printed: see rxe_check); the kernel log must be clean.
@@ -249,49 +249,59 @@ step_perftest() {
 	rxe_check perftest
 }
 
-# NVMe over RDMA across the VMs: vm0 exports nullb0 (memory-backed) and nullb1 (discards)
-# through nvmet-rdma with use_srq=1 on its link address (tests/guest/nvme-common.sh); vm1
-# runs nvme discover and connect to it (rdma_cm over the link), then fio 4k randrw
-# iodepth 16 with crc32c verify over 64 MiB (err=0; the same verify fails on nullb1);
-# vm0's rdma res shows nvmet's SRQ while vm1 is connected; disconnect and module unload
-# on both sides, and at a vcx_0 target the device's objects back to where they were.
-step_nvme() {
-	local ctx base=""
-	NVME_ADDR=192.168.77.1
-	. "$(dirname "$0")/bringup-common.sh"
-	. "$(dirname "$0")/ulp-common.sh"
+# NVMe over RDMA across the VMs, target in vm T and host in the other: vm T exports
+# nullb0 (memory-backed) and nullb1 (discards) through nvmet-rdma with use_srq=1 on its
+# link address (tests/guest/nvme-common.sh); the host runs nvme discover and connect to
+# it (rdma_cm over the link), then fio 4k randrw iodepth 16 with crc32c verify over
+# 64 MiB (err=0; the same verify fails on nullb1); the target's rdma res shows nvmet's
+# SRQ while the host is connected; disconnect and module unload on both sides, and at
+# each vcx_0 end the device's objects back to where they were.
+nvme_round() { # T
+	local t=$1 ctx base=""
+	NVME_ADDR=192.168.77.$((t + 1))
 	. "$(dirname "$0")/nvme-common.sh"
-	nvme_configfs
-	if [ "$me" = 0 ]; then
-		ctx="NVMe/RDMA target ($DEV, host $OTHER_DEV in vm1)"
-		is_rxe || base=$(ulp_objects)
+	is_rxe || base=$(ulp_objects)
+	if [ "$me" = "$t" ]; then
+		ctx="NVMe/RDMA target ($DEV, host $OTHER_DEV in vm$other)"
 		nullb_setup
 		target_up 1
-		vm_signal nvme-target
-		vm_wait nvme-connected $WAIT >/dev/null
+		vm_signal nvme$t-target
+		vm_wait nvme$t-connected $WAIT >/dev/null
 		target_expect_srqs 1 "$ctx"
-		vm_signal nvme-srq
-		vm_wait nvme-host-done $((WAIT + 300)) >/dev/null
+		vm_signal nvme$t-srq
+		vm_wait nvme$t-host-done $((WAIT + 300)) >/dev/null
 		target_down
 		nullb_remove
-		if [ -n "$base" ]; then ulp_expect_objects "$base" "$ctx"; fi
 		ok "$ctx: exported, served, taken down"
 	else
-		ctx="NVMe/RDMA host ($DEV, target $OTHER_DEV in vm0)"
-		nvme_hostnqn
-		vm_wait nvme-target $WAIT >/dev/null
+		ctx="NVMe/RDMA host ($DEV, target $OTHER_DEV in vm$other)"
+		vm_wait nvme$t-target $WAIT >/dev/null
 		modprobe nvme-rdma || fail "modprobe nvme-rdma"
 		host_discover "$ctx"
 		connect "$ctx"
 		ok "$ctx: $ctrl live on rdma to $NVME_ADDR, namespaces $ns1 $ns2"
-		vm_signal nvme-connected
-		vm_wait nvme-srq $WAIT >/dev/null
+		vm_signal nvme$t-connected
+		vm_wait nvme$t-srq $WAIT >/dev/null
 		host_verify "$ctx"
 		disconnect "$ctx"
 		ulp_unload nvme_rdma
 		ok "$ctx: disconnected, nvme_rdma unloaded"
-		vm_signal nvme-host-done
+		vm_signal nvme$t-host-done
 	fi
+	if [ -n "$base" ]; then ulp_expect_objects "$base" "$ctx"; fi
+	vm_signal nvme$t-done
+	vm_wait nvme$t-done $WAIT >/dev/null
+}
+
+step_nvme() {
+	. "$(dirname "$0")/bringup-common.sh"
+	. "$(dirname "$0")/ulp-common.sh"
+	NVME_ADDR=192.168.77.1
+	. "$(dirname "$0")/nvme-common.sh"
+	nvme_configfs
+	nvme_hostnqn
+	nvme_round 0
+	nvme_round 1
 	rxe_check nvme
 }
 
