@@ -12,8 +12,8 @@ While a command runs, the guest can ask the host to run monitor commands on its 
 (images/vcx-hostcall writes a request file into the result directory; see hostcall_loop).
 
 Links (docs/networking.md): with --vms 2, eth0 (virtio-net) of the two VMs shares one
--netdev dgram link on 127.0.0.1 and the vcx ports share a second one (netdev id vcxnet in
-each QEMU); --peer virtio puts a plain virtio-net instead of vcx on VM 2's end of it. One
+link and the vcx ports share a second one (netdev id vcxnet in each QEMU), each a -netdev
+stream on a unix socket (--link-transport dgram: UDP on 127.0.0.1, which drops frames); --peer virtio puts a plain virtio-net instead of vcx on VM 2's end of it. One
 VM keeps the port without a netdev (loopback only) unless --vcx-netdev gives one. The
 guest brings the port's interface up with 192.168.77.N/24 and fd77::N/64 (N = VM index +
 1; --vcx-ip) before the command runs. --capture dumps the vcx link as VM 1 sees it
@@ -123,6 +123,7 @@ class Vm:
     def __init__(self, args, index, workdir):
         self.args = args
         self.index = index
+        self.workdir = workdir
         self.result = os.path.join(workdir, f"vm{index}")
         os.makedirs(self.result)
         self.qmp_path = os.path.join(workdir, f"qmp{index}.sock")
@@ -188,11 +189,7 @@ class Vm:
             # restrict=on: the guest reaches nothing outside this VM.
             argv += ["-netdev", "user,id=net0,restrict=on"]
         else:
-            base = a.base_port
-            me, peer = base + self.index, base + (1 - self.index)
-            argv += ["-netdev", f"dgram,id=net0,local.type=inet,local.host=127.0.0.1,"
-                                f"local.port={me},remote.type=inet,remote.host=127.0.0.1,"
-                                f"remote.port={peer}"]
+            argv += ["-netdev", self.link_netdev("net0", 0)]
         argv += ["-device", f"virtio-net-pci,netdev=net0,mac={mac},romfile="]
         argv += self.link_argv()
         argv += ["-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
@@ -202,6 +199,29 @@ class Vm:
             argv += ["-serial", "stdio"]
         argv += a.qemu_arg
         return argv
+
+    def link_netdev(self, netdev_id, link):
+        """The -netdev of this VM's end of two-VM link LINK (0: eth0's, 1: the vcx link).
+
+        stream (the default): a unix socket in the run directory, VM 1 listening and VM 2
+        connecting (retried until VM 1 listens). A stream does not lose frames: a receiver
+        that falls behind stops reading and the sender's frames wait in QEMU's queue.
+        dgram: UDP on 127.0.0.1 (ports base + 2 * LINK and the next), as a real wire
+        drops what a busy receiver cannot take: the host drops datagrams once a QEMU's
+        socket buffer (net.core.rmem_default, 208 KiB on Debian) is full, about 50 frames
+        of 4 KiB, which under TCG happens in bursts (UDP RcvbufErrors in /proc/net/snmp)."""
+        a = self.args
+        if a.link_transport == "dgram":
+            base = a.base_port + 2 * link
+            me, peer = base + self.index, base + (1 - self.index)
+            return (f"dgram,id={netdev_id},local.type=inet,local.host=127.0.0.1,"
+                    f"local.port={me},remote.type=inet,remote.host=127.0.0.1,"
+                    f"remote.port={peer}")
+        path = os.path.join(self.workdir, f"link{link}.sock")
+        if self.index == 0:
+            return f"stream,id={netdev_id},server=on,addr.type=unix,addr.path={path}"
+        return (f"stream,id={netdev_id},server=off,addr.type=unix,addr.path={path},"
+                "reconnect-ms=100")
 
     def link_nic(self):
         """What this VM has on the vcx link: 'vcx', 'virtio' or None (no vcx device)."""
@@ -218,11 +238,7 @@ class Vm:
         argv = []
         netdev = None
         if a.vms > 1:
-            base = a.base_port + 2
-            me, peer = base + self.index, base + (1 - self.index)
-            netdev = (f"dgram,id={VCX_NETDEV},local.type=inet,local.host=127.0.0.1,"
-                      f"local.port={me},remote.type=inet,remote.host=127.0.0.1,"
-                      f"remote.port={peer}")
+            netdev = self.link_netdev(VCX_NETDEV, 1)
         elif a.vcx_netdev:
             netdev = f"{a.vcx_netdev},id={VCX_NETDEV}"
         if netdev:
@@ -339,8 +355,13 @@ def main():
     p.add_argument("--tcg-thread", choices=("single", "multi"), default="multi",
                    help="TCG threading without KVM (multi: one thread per vCPU, the "
                         "default; single: all vCPUs in one thread)")
+    p.add_argument("--link-transport", choices=("stream", "dgram"), default="stream",
+                   help="what joins the two VMs' links (--vms 2): stream, a unix socket "
+                        "that loses no frames (default), or dgram, UDP on 127.0.0.1 that "
+                        "drops frames when a receiver falls behind")
     p.add_argument("--base-port", type=int, default=0,
-                   help="first of the 4 UDP ports of --vms 2 (eth0 link, then the vcx link)")
+                   help="first of the 4 UDP ports of --vms 2 --link-transport dgram (eth0 "
+                        "link, then the vcx link)")
     p.add_argument("--peer", choices=("vcx", "virtio"), default="vcx",
                    help="what VM 2 has on the vcx link: the vcx device (default) or a "
                         "plain virtio-net and no vcx device")
@@ -385,7 +406,8 @@ def main():
         sys.exit("vcx vm: --link-nics and --peer together")
     a.link_nics = nics or (["vcx", a.peer] if a.vms == 2 else ["vcx"])
     if a.vcx_netdev and a.vms != 1:
-        sys.exit("vcx vm: --vcx-netdev is for one VM (--vms 2 joins the ports on a dgram link)")
+        sys.exit("vcx vm: --vcx-netdev is for one VM (--vms 2 joins the ports on a link "
+                 "of their own)")
     if any(f.startswith("id=") for f in a.vcx_netdev.split(",")):
         sys.exit("vcx vm: --vcx-netdev: the runner names the netdev (id=vcxnet)")
     if a.vms == 1 and a.link_nics[0] == "virtio" and not a.vcx_netdev:
@@ -407,7 +429,7 @@ def main():
             link_addresses(a.vcx_ip, i)
     except ValueError as e:
         sys.exit(f"vcx vm: --vcx-ip {a.vcx_ip}: {e}")
-    if a.vms == 2 and not a.base_port:
+    if a.vms == 2 and a.link_transport == "dgram" and not a.base_port:
         # Four ports: eth0's link (base, base + 1), the vcx link (base + 2, base + 3).
         a.base_port = 20000 + (os.getpid() % 10000) * 4
     for f in ("vmlinuz", "initrd.img", "root.ext4"):

@@ -1,8 +1,8 @@
 #!/bin/bash
 # TCP throughput between two VMs (./vcx bench --net, docs/performance.md): iperf3 over vcx0
-# on the vcx link and over eth0 (virtio-net) on the runner's other link, both
-# -netdev dgram on 127.0.0.1, in the same boot, at MTU 1500 and 9000, vm0 sending and
-# receiving (-R). Each test runs BENCH_ROUNDS rounds (default 3) of one run per device,
+# on the vcx link and over eth0 (virtio-net) on the runner's other link, both the same
+# kind of -netdev link (docs/networking.md), in the same boot, at MTU 1500 and 9000, vm0
+# sending and receiving (-R). Each test runs BENCH_ROUNDS rounds (default 3) of one run per device,
 # vcx0 first in odd rounds and virtio-net first in even ones, so both see the same states
 # of a machine shared with other work and neither always runs first; the table gives each
 # device's median over the rounds and the ratio of the medians. Both VMs run this

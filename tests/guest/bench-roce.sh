@@ -1,7 +1,7 @@
 #!/bin/bash
 # perftest between two VMs (./vcx bench --vms 2, docs/performance.md): vcx_0 to vcx_0 over
 # the vcx link and Soft-RoCE rxe0 to rxe0 over eth0 (virtio-net on the runner's other link,
-# the same kind of -netdev dgram link on 127.0.0.1), in the same boot, each measurement on
+# the same kind of link, docs/networking.md), in the same boot, each measurement on
 # vcx_0 then on rxe0 so both see the same state of a machine shared with other work. Both
 # VMs run this script: vm1 serves, vm0 runs the clients and prints one CSV line per
 # measurement
