@@ -9,7 +9,7 @@ cycles=${1:-50}
 addr=$(vcx_pci_addr)
 probe="vcx $addr: firmware 16\.35\.1000, command interface revision 5"
 removed="vcx $addr: removed"
-lsmod | grep -q '^vcx ' || fail "vcx.ko was not loaded at boot"
+grep -q '^vcx ' <<<"$(lsmod)" || fail "vcx.ko was not loaded at boot"
 vcx_bound "$addr" || fail "vcx.ko not bound to $addr at boot"
 [ -z "$(kernel_warnings)" ] || { kernel_warnings; fail "warnings or errors at boot"; }
 expect_up "boot"

@@ -43,7 +43,7 @@ dmesg_count() { dmesg | grep -c -E "$1" || true; }
 # returns 0 when clean.
 KERNEL_LOG_BAD="WARNING:|BUG:|Oops:|general protection fault|refcount_t:|Call Trace:|list_(add|del) corruption|blocked for more than|Couldn't create ib_mad"
 kernel_log_clean() {
-	dmesg | grep -q -E "$KERNEL_LOG_BAD" || return 0
+	grep -q -E "$KERNEL_LOG_BAD" <<<"$(dmesg)" || return 0
 	dmesg | grep -B 3 -A 45 -E "$KERNEL_LOG_BAD"
 	return 1
 }

@@ -107,8 +107,8 @@ ctrl_wait() {
 host_discover() { # context
 	local out
 	out=$(timeout 60 nvme discover -t rdma -a "$NVME_ADDR" -s $PORT) || fail "$1: nvme discover"
-	echo "$out" | grep -q "subnqn: *$NQN" || { echo "$out" >&2; fail "$1: $NQN not discovered"; }
-	echo "$out" | grep -q "trtype: *rdma" || fail "$1: discovery entry is not rdma"
+	grep -q "subnqn: *$NQN" <<<"$out" || { echo "$out" >&2; fail "$1: $NQN not discovered"; }
+	grep -q "trtype: *rdma" <<<"$out" || fail "$1: discovery entry is not rdma"
 	echo "ok $1: nvme discover over rdma lists $NQN"
 }
 
@@ -131,7 +131,7 @@ connect() { # context; sets ctrl, ns1, ns2
 disconnect() { # context
 	local out
 	out=$(timeout 60 nvme disconnect -n $NQN) || fail "$1: nvme disconnect failed or hung"
-	echo "$out" | grep -q "disconnected 1 controller" || fail "$1: nvme disconnect: $out"
+	grep -q "disconnected 1 controller" <<<"$out" || fail "$1: nvme disconnect: $out"
 	[ -z "$(ctrl_of_nqn)" ] || fail "$1: controller still present after disconnect"
 }
 

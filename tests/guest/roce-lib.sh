@@ -62,7 +62,7 @@ step_setup() {
 	modprobe rdma_ucm || fail "modprobe rdma_ucm"
 	GID=$(vcx_roce_v2_gid "$DEV" "$IP4") ||
 		fail "no RoCE v2 GID ::ffff:$IP4 on $DEV port 1: $(grep -v '0000:0000:0000:0000:0000:0000:0000:0000' /sys/class/infiniband/$DEV/ports/1/gids/* 2>/dev/null | tr '\n' ' ')"
-	rdma link show "$DEV/1" | grep -q 'state ACTIVE' || fail "$DEV/1 not ACTIVE: $(rdma link show "$DEV/1")"
+	grep -q 'state ACTIVE' <<<"$(rdma link show "$DEV/1")" || fail "$DEV/1 not ACTIVE: $(rdma link show "$DEV/1")"
 	ok "setup: $DEV on $IF ($drv), GID index $GID (RoCE v2 ::ffff:$IP4)"
 	! is_rxe || rxe_icrc_probe_start
 	rxe_check setup
@@ -78,7 +78,7 @@ wait_listen() { # tcp:PORT|cm|out:TEXT PID OUT
 	for i in $(seq 300); do
 		case "$1" in
 		tcp:*) [ -z "$(ss -Hltn "sport = :${1#tcp:}")" ] || return 0 ;;
-		cm) rdma res show cm_id 2>/dev/null | grep -q "link $DEV/1 .*state LISTEN" && return 0 ;;
+		cm) grep -q "link $DEV/1 .*state LISTEN" <<<"$(rdma res show cm_id 2>/dev/null)" && return 0 ;;
 		out:*) grep -q "${1#out:}" "$3" 2>/dev/null && return 0 ;;
 		esac
 		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; fail "server exited before listening"; }
@@ -151,9 +151,9 @@ summary() { # OUT
 # (retry_exceeded_err, retry_rnr_exceeded_err, send_err, link_downed) must not grow. The
 # sequence errors (out_of_seq_request, rcvd_seq_err) and retransmissions
 # (duplicate_request, completer_retry_err) are printed, not failed: under TCG on a busy
-# host an ACK often comes after the 67 ms transport timer the tools set (timeout 14), and
-# the dgram link drops frames when a receiving QEMU's socket is full; go-back-N recovers
-# from both, and two stock rxe ends show them too (measured: +1 and +2 out_of_seq_request
+# host an ACK often comes after the 67 ms transport timer the tools set (timeout 14) (and
+# a --link-transport dgram link drops frames when a receiving QEMU's socket is full);
+# go-back-N recovers, and two stock rxe ends show them too (measured: +1 and +2 out_of_seq_request
 # with +208 and +300 duplicate_request over the pingpong step at load average 3). Frames
 # the other end got wrong are what fails: a bad ICRC (below), a bad payload (-c, -V).
 # rxe has no ICRC counter: a frame failing its ICRC is dropped before rcvd_pkts counts it,

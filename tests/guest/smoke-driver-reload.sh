@@ -4,7 +4,7 @@
 
 addr=$(vcx_pci_addr)
 probe="vcx $addr: firmware [0-9]+\.[0-9]+\.[0-9]+, command interface revision 5"
-lsmod | grep -q '^vcx ' || fail "vcx.ko was not loaded at boot"
+grep -q '^vcx ' <<<"$(lsmod)" || fail "vcx.ko was not loaded at boot"
 for i in $(seq 10); do
 	before=$(dmesg_count "$probe")
 	removed_before=$(dmesg_count "vcx $addr: removed")

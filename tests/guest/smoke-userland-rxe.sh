@@ -5,8 +5,8 @@
 
 modprobe rdma_rxe || fail "modprobe rdma_rxe failed"
 rdma link add rxe0 type rxe netdev eth0 || fail "rdma link add rxe0 failed"
-rdma link show rxe0/1 | grep -q 'state ACTIVE' || fail "rxe0 port not ACTIVE"
-ibv_devinfo -d rxe0 | tee /tmp/devinfo | grep -q 'state:.*PORT_ACTIVE' || fail "ibv_devinfo: rxe0 port not active"
+grep -q 'state ACTIVE' <<<"$(rdma link show rxe0/1)" || fail "rxe0 port not ACTIVE"
+grep -q 'state:.*PORT_ACTIVE' <<<"$(ibv_devinfo -d rxe0 | tee /tmp/devinfo)" || fail "ibv_devinfo: rxe0 port not active"
 grep -q 'transport:.*InfiniBand' /tmp/devinfo || fail "ibv_devinfo: unexpected transport"
 
 # Provider loading: libibverbs dlopen()s every provider listed in /etc/libibverbs.d when a

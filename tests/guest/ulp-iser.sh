@@ -131,11 +131,11 @@ grep -q ISCSIADM_ABSTRACT_NAMESPACE /proc/net/unix || fail "iscsid not listening
 iadm() { ulp_step "$1" "iscsiadm ${*:2}" iscsiadm "${@:2}"; }
 # open-iscsi has a built-in iface "iser" (transport iser) that it refuses to modify; make
 # and set it up only where it is not built in.
-if ! iscsiadm -m iface -I iser 2>/dev/null | grep -q '^iface.transport_name = iser$'; then
+if ! grep -q '^iface.transport_name = iser$' <<<"$(iscsiadm -m iface -I iser 2>/dev/null)"; then
 	iadm 30 -m iface -I iser -o new >/dev/null
 	iadm 30 -m iface -I iser -o update -n iface.transport_name -v iser >/dev/null
 fi
-iscsiadm -m iface -I iser | grep -q '^iface.transport_name = iser$' ||
+grep -q '^iface.transport_name = iser$' <<<"$(iscsiadm -m iface -I iser)" ||
 	{ iscsiadm -m iface -I iser >&2; fail "iface iser has not transport iser"; }
 # What the target and the port looked like when discovery failed, for the log.
 iser_diag() {
@@ -187,7 +187,7 @@ for try in $(seq $DISC_TRIES); do
 		"iscsiadm lost it (open-iscsi's SEND_PDU race, docs/ulps.md); trying again"
 done
 iser_debug 0
-echo "$disc" | grep -q "^$PORTAL,1 $TIQN\$" || { echo "$disc" >&2; fail "discovery: no $TIQN"; }
+grep -q "^$PORTAL,1 $TIQN\$" <<<"$disc" || { echo "$disc" >&2; fail "discovery: no $TIQN"; }
 iser_node() { iadm 30 -m node -T "$TIQN" -p "$PORTAL" -I iser "$@"; }
 nset() { iser_node -o update -n "$1" -v "$2" >/dev/null; }
 nset node.session.timeo.replacement_timeout $REPLACEMENT_TIMEOUT
@@ -196,7 +196,7 @@ nset node.conn[0].timeo.noop_out_timeout $NOOP
 nset node.conn[0].timeo.login_timeout $LOGIN_TIMEOUT
 nset node.session.initial_login_retry_max 2
 nset node.startup manual
-iscsiadm -m node -T "$TIQN" -p "$PORTAL" -I iser | grep -q '^iface.transport_name = iser$' ||
+grep -q '^iface.transport_name = iser$' <<<"$(iscsiadm -m node -T "$TIQN" -p "$PORTAL" -I iser)" ||
 	fail "node record of $TIQN not bound to the iser transport"
 echo "ok discovery through iface iser found $TIQN at $PORTAL; node timeouts:" \
 	"replacement $REPLACEMENT_TIMEOUT s, noop $NOOP/$NOOP s, login $LOGIN_TIMEOUT s"
@@ -246,7 +246,7 @@ iser_login() { # context
 	wait_session_state "$SID" 10 LOGGED_IN || fail "$1: $SID is $(session_state "$SID")"
 	local p1 host
 	p1=$(iscsiadm -m session -P 1 2>&1)
-	echo "$p1" | grep -q "Iface Transport: iser" ||
+	grep -q "Iface Transport: iser" <<<"$p1" ||
 		{ echo "$p1" >&2; fail "$1: session transport is not iser"; }
 	host=$(ls -d /sys/class/iscsi_session/"$SID"/device/../scsi_host/host* 2>/dev/null | head -1)
 	[ "$(cat "$host/proc_name" 2>/dev/null)" = iscsi_iser ] ||
@@ -272,10 +272,10 @@ iser_logout() { # context
 target_session_check() { # context
 	local info
 	info=$(cat "$LIO/iscsi/$TIQN/tpgt_1/acls/$INAME/info" 2>/dev/null) || true
-	echo "$info" | grep -q "TARG_SESS_STATE_LOGGED_IN" &&
-		echo "$info" | grep -q "Connection State: TARG_CONN_STATE_LOGGED_IN" ||
+	grep -q "TARG_SESS_STATE_LOGGED_IN" <<<"$info" &&
+		grep -q "Connection State: TARG_CONN_STATE_LOGGED_IN" <<<"$info" ||
 		{ echo "$info" >&2; fail "$1: target has no logged-in session of $INAME"; }
-	echo "$info" | grep -q "Address $ULP_ADDR " && ! echo "$info" | grep -q "Address .* TCP " ||
+	grep -q "Address $ULP_ADDR " <<<"$info" && ! grep -q "Address .* TCP " <<<"$info" ||
 		{ echo "$info" >&2; fail "$1: target connection not from $ULP_ADDR, or over TCP"; }
 	echo "ok $1: target sees $INAME logged in from $ULP_ADDR, not over TCP"
 }

@@ -196,7 +196,7 @@ within 60 "rpc.nfsd" rpc.nfsd 4
 echo "rdma $PORT" >/proc/fs/nfsd/portlist || fail "cannot add rdma $PORT to nfsd's portlist"
 grep -qx "rdma $PORT" /proc/fs/nfsd/portlist ||
 	{ cat /proc/fs/nfsd/portlist >&2; fail "nfsd not listening on rdma $PORT"; }
-rdma res show cm_id | grep -qE "state LISTEN .*comm \[rpcrdma\] src-addr 0.0.0.0:$PORT" ||
+grep -qE "state LISTEN .*comm \[rpcrdma\] src-addr 0.0.0.0:$PORT" <<<"$(rdma res show cm_id)" ||
 	{ rdma res show cm_id >&2; fail "no rpcrdma listener on $VCX_IBDEV"; }
 # A fresh server has no client to wait for: end NFSv4's 90 s grace period now.
 echo Y >/proc/fs/nfsd/v4_end_grace

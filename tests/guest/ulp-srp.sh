@@ -193,7 +193,7 @@ srp_login() { # context
 	TGT_QPS=$(ulp_qpns ib_srpt)
 	if [ -n "$STALE_QPS" ]; then
 		for b in $STALE_QPS; do
-			! echo " $TGT_QPS " | grep -q " $b " || fail "$1: stale target QP $b still listed"
+			! grep -q " $b " <<<" $TGT_QPS " || fail "$1: stale target QP $b still listed"
 		done
 		echo "ok $1: the target closed its stale channels (ib_srpt QPs $STALE_QPS) on the relogin"
 		STALE_QPS=
@@ -256,7 +256,7 @@ echo "ok ${RPORT##*/} timeouts (ib_srp's module parameters): $tmo"
 # The target's view: the ACL's LUN 0 has an attached initiator port, and counts the I/O.
 STATS=$TPG/acls/0x${IPORT#ib.}/lun_0/statistics
 ident=$(cat $STATS/scsi_att_intr_port/port_ident 2>/dev/null || true)
-echo "$ident" | grep -qi "0x${IPORT#ib.}" || fail "target: no session of $IPORT on LUN 0 ($ident)"
+grep -qi "0x${IPORT#ib.}" <<<"$ident" || fail "target: no session of $IPORT on LUN 0 ($ident)"
 echo "ok target session: LUN 0 of ACL $IPORT attached to initiator port $ident"
 w0=$(cat $STATS/scsi_auth_intr/write_mbytes)
 r0=$(cat $STATS/scsi_auth_intr/read_mbytes)

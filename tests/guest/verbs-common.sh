@@ -49,7 +49,7 @@ vcx_ipv4_up() {
 # duplicate address detection runs (about 1 s after link up). Prints the wait.
 vcx_wait_addr_ready() { # netdev
 	local waited=0
-	while ip -6 addr show dev "$1" | grep -q tentative && [ $waited -lt 100 ]; do
+	while grep -q tentative <<<"$(ip -6 addr show dev "$1")" && [ $waited -lt 100 ]; do
 		sleep 0.1
 		waited=$((waited + 1))
 	done

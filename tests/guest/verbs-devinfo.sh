@@ -8,7 +8,7 @@
 . "$(dirname "$0")/verbs-common.sh"
 
 ndev=$(vcx_verbs_up)
-ibv_devices | grep -q "$VCX_IBDEV" || fail "ibv_devices does not list $VCX_IBDEV"
+grep -q "$VCX_IBDEV" <<<"$(ibv_devices)" || fail "ibv_devices does not list $VCX_IBDEV"
 ibv_devinfo -v -d $VCX_IBDEV >/tmp/devinfo 2>&1 || { cat /tmp/devinfo; fail "ibv_devinfo -v failed"; }
 cat /tmp/devinfo
 field() { awk -F: -v k="$1" '$1 ~ "^[ \t]*" k "$" { gsub(/[ \t]/, "", $2); print $2; exit }' /tmp/devinfo; }
@@ -20,9 +20,9 @@ for f in max_qp max_qp_wr max_sge max_cq max_cqe max_mr max_pd max_srq max_srq_w
 	[ -n "$v" ] && [ "$v" -gt 0 ] || fail "$f is '$v'"
 done
 [ "$(field max_srq_wr)" -ge 1024 ] || fail "max_srq_wr $(field max_srq_wr) < 1024"
-rdma link show $VCX_IBDEV/1 | grep -q "state ACTIVE.*netdev $ndev" || fail "rdma link: port not ACTIVE on $ndev"
+grep -q "state ACTIVE.*netdev $ndev" <<<"$(rdma link show $VCX_IBDEV/1)" || fail "rdma link: port not ACTIVE on $ndev"
 [ "$(cat /sys/class/infiniband/$VCX_IBDEV/node_type)" = "1: CA" ] || fail "node type"
-readlink /sys/class/infiniband/$VCX_IBDEV/device | grep -q "$(vcx_pci_addr)" || fail "parent is not the PCI device"
+grep -q "$(vcx_pci_addr)" <<<"$(readlink /sys/class/infiniband/$VCX_IBDEV/device)" || fail "parent is not the PCI device"
 # Link down and up on the device side: async events, port state, carrier.
 timeout 30 ibv_asyncwatch -d $VCX_IBDEV >/tmp/aw.out 2>&1 &
 aw=$!
@@ -30,12 +30,12 @@ sleep 1
 images/vcx-hostcall hmp 'qom-set /machine/peripheral/vcx0 link false' >/dev/null ||
 	fail "cannot take the link down"
 sleep 1
-ibv_devinfo -d $VCX_IBDEV | grep -q 'state:.*PORT_DOWN' || fail "port not DOWN without link"
-ip link show "$ndev" | grep -q 'NO-CARRIER' || fail "$ndev has carrier without link"
+grep -q 'state:.*PORT_DOWN' <<<"$(ibv_devinfo -d $VCX_IBDEV)" || fail "port not DOWN without link"
+grep -q 'NO-CARRIER' <<<"$(ip link show "$ndev")" || fail "$ndev has carrier without link"
 images/vcx-hostcall hmp 'qom-set /machine/peripheral/vcx0 link true' >/dev/null ||
 	fail "cannot bring the link up"
 sleep 1
-ibv_devinfo -d $VCX_IBDEV | grep -q 'state:.*PORT_ACTIVE' || fail "port not ACTIVE after link up"
+grep -q 'state:.*PORT_ACTIVE' <<<"$(ibv_devinfo -d $VCX_IBDEV)" || fail "port not ACTIVE after link up"
 sleep 1
 kill "$aw" 2>/dev/null || true
 wait "$aw" 2>/dev/null || true

@@ -49,7 +49,7 @@ start_server() { # name cmd...
 	timeout 120 "$@" >"/tmp/$name-srv.out" 2>&1 &
 	srv=$!
 	for _ in $(seq 100); do
-		rdma res show cm_id 2>/dev/null | grep -q "link $VCX_IBDEV/1 .*state LISTEN" &&
+		grep -q "link $VCX_IBDEV/1 .*state LISTEN" <<<"$(rdma res show cm_id 2>/dev/null)" &&
 			return 0
 		kill -0 $srv 2>/dev/null || break
 		sleep 0.1
