@@ -305,10 +305,14 @@ step_nvme() {
 	rxe_check nvme
 }
 
+took=""
 for step in $steps; do
 	log "step $step"
+	t0=$SECONDS
 	"step_$step"
+	took="$took $step $((SECONDS - t0))s"
 done
+log "steps took:$took"
 kernel_log_clean || fail "kernel warnings or oopses in vm$me (above)"
 vm_signal done
 vm_wait done $WAIT >/dev/null
