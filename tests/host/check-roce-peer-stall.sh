@@ -3,7 +3,8 @@
 # captures written here: a vcx request sent 8 times 67 ms apart and answered only after
 # the last copy is a peer stall (exit 0); the same request answered after its third copy,
 # sent only 5 times (vcx gave up early) or sent 10 ms apart (vcx did not wait) is not
-# (exit 1); an unreadable capture is exit 2.
+# (exit 1); with the peer end's capture (--peer-pcap) every copy must be there too; an
+# unreadable capture is exit 2.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 : "${VCX_SRC:?}"
@@ -59,6 +60,19 @@ for c in "answered after the third copy:$(copies 3 67) 1150,peer,0x11,100 $(copi
 	[ $rc = 1 ] || fail "$what: exit $rc, want 1 ($out)"
 	echo "ok $what: not a stall"
 done
+
+# --peer-pcap: times from the vcx end; the peer's end, behind a stream link that held the
+# frames back, has the 8 copies bunched (a stall), or only 5 of them (not one).
+v=$(mk vcx-end $(copies 8 67) 1900,peer,0x11,100)
+p=$(mk peer-end $(copies 8 2 1500) 1520,peer,0x11,100)
+grep -q "^peer stall: vcx sent PSN 100 8 times" <<<"$($check "$v" --peer-pcap "$p" --vcx $VCX)" ||
+	fail "8 copies at the vcx end, all 8 at the peer's: not called a stall"
+echo "ok --peer-pcap with every copy at the peer's end: a stall"
+p=$(mk peer-short $(copies 5 2 1500) 1520,peer,0x11,100)
+rc=0
+out=$($check "$v" --peer-pcap "$p" --vcx $VCX) || rc=$?
+[ $rc = 1 ] || fail "--peer-pcap with 5 of 8 copies at the peer's end: exit $rc, want 1 ($out)"
+echo "ok --peer-pcap with copies missing at the peer's end: not a stall"
 
 rc=0
 $check "$tmp/none.pcap" --vcx $VCX 2>/dev/null || rc=$?
