@@ -18,8 +18,13 @@ arriving bunched, when it reads them again, not when vcx sent them.
 
 Exit status 0 and one line of evidence if there is such a request, 1 if there is none
 (the failure is not explained by a peer stall), 2 if the capture cannot be read.
-PSNs are matched without the QP (the two ends' PSN spaces start at random 24-bit values,
-so a false match needs two QPs within a few hundred PSNs of each other).
+An answer counts only for the requests of its own connection: it names the vcx QP
+(BTH DestQP) while vcx's requests name the peer's, so each vcx QP is first paired with the
+peer QP it talks to, by exact PSN: an answer to vcx QP A carrying a PSN that vcx sent to
+peer QP B, or vcx answering a request to A with a PSN it got as a request to B. Matching
+by PSN alone let another QP's answer, at a random PSN that is "later" half of the time in
+24-bit serial order, hide a stall (ibv_srq_pingpong -q 16 against rxe, 2026-12-03). An
+answer to a QP never paired counts for every request, as before: when in doubt, no rerun.
 Usage: roce-peer-stall.py PCAP --vcx MAC [--peer-pcap PCAP] [--retries N] [--min-gap MS]
 """
 import argparse
@@ -38,12 +43,36 @@ def psn_le(a, b):
 
 
 def read(pcap):
-    """Time, Ethernet source, BTH opcode, PSN and AckReq of every BTH frame in PCAP."""
-    return subprocess.run(
+    """(time, Ethernet source, BTH opcode, PSN, AckReq, DestQP) of every RC frame in PCAP."""
+    out = subprocess.run(
         ["tshark", "-n", "-r", pcap, "-Y", "infiniband.bth", "-T", "fields",
          "-e", "frame.time_relative", "-e", "eth.src", "-e", "infiniband.bth.opcode",
-         "-e", "infiniband.bth.psn", "-e", "infiniband.bth.a"],
+         "-e", "infiniband.bth.psn", "-e", "infiniband.bth.a", "-e", "infiniband.bth.destqp"],
         capture_output=True, text=True, check=True).stdout
+    frames = []
+    for f in (l.split("\t") for l in out.splitlines()):
+        if len(f) < 6 or not f[2] or not f[3] or not f[5] or int(f[2], 0) >= 0x20:
+            continue                        # not RC
+        frames.append((float(f[0]), f[1].lower(), int(f[2], 0), int(f[3], 0),
+                       f[4] in ("1", "True"), int(f[5], 0)))
+    return frames
+
+
+def pair_qps(frames, vcx):
+    """vcx QP -> the peer QPs it is seen talking to (exact PSN matches, docstring)."""
+    sent = {}                               # (from vcx?, PSN) -> QPs the requests named
+    for _, src, op, psn, _, qp in frames:
+        if op not in RESPONSES:
+            sent.setdefault((src == vcx, psn), set()).add(qp)
+    pairs = {}
+    for _, src, op, psn, _, qp in frames:
+        if op in RESPONSES:
+            if src == vcx:                  # vcx answers peer QP qp: requests to vcx QP a
+                for a in sent.get((False, psn), ()):
+                    pairs.setdefault(a, set()).add(qp)
+            else:                           # the peer answers vcx QP qp
+                pairs.setdefault(qp, set()).update(sent.get((True, psn), ()))
+    return pairs
 
 
 def main():
@@ -61,41 +90,36 @@ def main():
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"roce-peer-stall: cannot read a capture: {e}", file=sys.stderr)
         return 2
-    # copies of each vcx request (PSN) with AckReq in the peer's capture
+    # copies of each vcx request (peer QP, PSN) with AckReq in the peer's capture
     peer_copies = {}
-    for f in (l.split("\t") for l in (peer or "").splitlines()):
-        if (len(f) >= 5 and f[2] and f[3] and f[1].lower() == vcx and int(f[2], 0) < 0x20
-                and int(f[2], 0) not in RESPONSES and f[4] in ("1", "True")):
-            peer_copies[int(f[3], 0)] = peer_copies.get(int(f[3], 0), 0) + 1
-    copies = {}     # PSN of an unanswered vcx request -> times it was sent
+    for _, src, op, psn, ack_req, qp in peer or ():
+        if src == vcx and op not in RESPONSES and ack_req:
+            peer_copies[qp, psn] = peer_copies.get((qp, psn), 0) + 1
+    pairs = pair_qps(out, vcx)
+    copies = {}     # (peer QP, PSN) of an unanswered vcx request -> times it was sent
     stall = None
 
-    def judge(psn, times, answer):
+    def judge(key, times, answer):
         gaps = [(b - x) * 1000 for x, b in zip(times, times[1:])]
         if len(times) < a.retries + 1 or min(gaps) < a.min_gap:
             return None
-        if peer is not None and peer_copies.get(psn, 0) < len(times):
+        if peer is not None and peer_copies.get(key, 0) < len(times):
             return None                     # not every copy reached the peer
-        return (f"peer stall: vcx sent PSN {psn} {len(times)} times from {times[0]:.3f} s "
+        return (f"peer stall: vcx sent PSN {key[1]} {len(times)} times from {times[0]:.3f} s "
                 f"to {times[-1]:.3f} s, {min(gaps):.0f} to {max(gaps):.0f} ms apart; the peer's "
                 + (f"first answer came at {answer:.3f} s" if answer is not None
                    else "answer never came"))
 
-    for line in out.splitlines():
-        f = line.split("\t")
-        if len(f) < 5 or not f[2] or not f[3]:
-            continue
-        t, src, op, psn = float(f[0]), f[1].lower(), int(f[2], 0), int(f[3], 0)
-        if op >= 0x20:
-            continue                        # not RC
+    for t, src, op, psn, ack_req, qp in out:
         if src == vcx:
-            if op not in RESPONSES and f[4] in ("1", "True"):
-                copies.setdefault(psn, []).append(t)
+            if op not in RESPONSES and ack_req:
+                copies.setdefault((qp, psn), []).append(t)
         elif op in RESPONSES:
-            for q in [q for q in copies if psn_le(q, psn)]:
-                stall = stall or judge(q, copies.pop(q), t)
-    for q, times in copies.items():
-        stall = stall or judge(q, times, None)
+            mine = pairs.get(qp)
+            for key in [k for k in copies if (not mine or k[0] in mine) and psn_le(k[1], psn)]:
+                stall = stall or judge(key, copies.pop(key), t)
+    for key, times in copies.items():
+        stall = stall or judge(key, times, None)
     if stall:
         print(stall)
         return 0
