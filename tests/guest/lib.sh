@@ -12,6 +12,24 @@ fail() {
 
 pass() { echo "PASS: $*"; }
 
+# sleep without a process. Under TCG a fork and exec costs the guest some 50 ms of CPU,
+# so a `sleep 0.1` poll loop (vm_wait, the scripts' waits for a state) kept a vCPU half
+# busy, and in two-VM tests the waiting VM took host CPU from the working one. This sleep
+# is bash's read timing out on a FIFO that no one writes (opened read-write, so the open
+# does not block and read never sees end-of-file). Arguments other than one plain number
+# of seconds, or no FIFO, go to /bin/sleep.
+if [ -z "${VCX_SNOOZE_FD:-}" ] && { [ -p /run/vcx-snooze ] || mkfifo /run/vcx-snooze 2>/dev/null; } &&
+	exec {VCX_SNOOZE_FD}<>/run/vcx-snooze; then
+	export VCX_SNOOZE_FD
+fi
+sleep() {
+	if [ $# -eq 1 ] && [[ "$1" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [ -n "${VCX_SNOOZE_FD:-}" ]; then
+		read -r -t "$1" -u "$VCX_SNOOZE_FD" _ || true
+	else
+		command sleep "$@"
+	fi
+}
+
 # The PCI address of the vcx device (default id), or fail.
 vcx_pci_addr() {
 	local dev
