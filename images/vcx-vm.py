@@ -23,6 +23,7 @@ import argparse
 import ipaddress
 import json
 import os
+import resource
 import shlex
 import shutil
 import signal
@@ -451,9 +452,10 @@ def main():
             print("vcx vm: interactive shell; Ctrl-A x quits QEMU", file=sys.stderr)
             return subprocess.call(vms[0].qemu_argv(True))
         script = "set -o pipefail\n" + " ".join(shlex.quote(c) for c in cmd) + "\n"
+        started = time.monotonic()
         for vm in vms:
             vm.start(script)
-        deadline = time.monotonic() + a.timeout
+        deadline = started + a.timeout
         timed_out = False
         told = set()
         while any(vm.proc.poll() is None for vm in vms):
@@ -474,6 +476,13 @@ def main():
         for vm in vms:
             vm.kill()
             vm.reader.join(timeout=5)
+        if a.log_dir:
+            # The host CPU the run's QEMUs used (all reaped by now), against its wall time:
+            # which tests cost the suite most (docs/testing.md, "Where the time goes").
+            ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+            with open(os.path.join(a.log_dir, "host-cpu.txt"), "w") as f:
+                f.write(f"cpu_s {ru.ru_utime + ru.ru_stime:.1f} "
+                        f"wall_s {time.monotonic() - started:.1f} vms {a.vms}\n")
         rc = 0
         for vm in vms:
             st = vm.status()
