@@ -201,8 +201,9 @@ ok('unbound again: no counter left')
 
 rdma('statistic', 'qp', 'set', 'link', LINK, 'auto', 'type', 'on')
 mode = rdma('statistic', 'qp', 'mode', 'link', LINK)
-if 'auto' not in mode:
+if 'auto' not in mode or 'auto off' in mode:
     fail('mode of %s after set auto type on: %s' % (LINK, mode.strip()))
+ok('mode: %s' % mode.strip())
 a, b = new_qp(), new_qp()
 a.to_rts(qp_attr(b.qp_num))
 b.to_rts(qp_attr(a.qp_num))
@@ -221,9 +222,9 @@ if (c.get('rx_write_requests'), c.get('rx_read_requests')) != (2, 1):
 ok('auto counter %d: 2 rx_write_requests, 1 rx_read_requests' % c['cntn'])
 rdma('statistic', 'qp', 'set', 'link', LINK, 'auto', 'off')
 mode = rdma('statistic', 'qp', 'mode', 'link', LINK)
-if 'auto' in mode:
+if 'auto off' not in mode:
     fail('mode of %s after auto off: %s' % (LINK, mode.strip()))
-ok('auto off')
+ok('auto off: %s' % mode.strip())
 
 for qp in (a, b, req, resp):
     qp.close()
