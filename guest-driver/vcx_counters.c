@@ -38,8 +38,8 @@
  * every Q counter taken (max_qp_cnt) binding fails with the command's -ENOMEM, in a state
  * other than RESET without the capability with -EOPNOTSUPP.
  * Without a Q counter (max_qp_cnt 0, or the allocation fails) the port has no
- * hw_counters and no counter ops (ib_core then refuses binding with -EOPNOTSUPP), and QPs
- * keep counter_set_id 0.
+ * hw_counters and no counter ops (ib_core then refuses every bind), and QPs keep
+ * counter_set_id 0.
  */
 #include <rdma/ib_verbs.h>
 
