@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * vcx: the port's hardware counters in `rdma statistic` and
- * /sys/class/infiniband/vcx_N/ports/1/hw_counters, as mlx5_ib exposes them.
+ * /sys/class/infiniband/vcx_N/ports/1/hw_counters, and per-QP counters
+ * (`rdma statistic qp`, counter binding), as mlx5_ib exposes them.
  *
  * One Q counter is allocated for the port (ALLOC_Q_COUNTER, PRM "Counters") before the
  * ib_device registers, and every QP names it in its context at RST2INIT
- * (qpc.counter_set_id, vcx_qp.c), so the device counts all of the port's RDMA traffic in
- * it. Reading the counters is one QUERY_Q_COUNTER of that set. The names are mlx5_ib's,
+ * (qpc.counter_set_id, vcx_qp.c), so the device counts the port's RDMA traffic in it.
+ * Reading the counters is one QUERY_Q_COUNTER of that set. The names are mlx5_ib's,
  * in its groups, each group shown only when the capability that announces it is set,
  * as mlx5_ib does:
  *   always (max_qp_cnt != 0)       rx_write_requests, rx_read_requests,
@@ -23,10 +24,22 @@
  *                                  roce_slow_restart, roce_slow_restart_cnps,
  *                                  roce_slow_restart_trans
  * (mlx5_ib's congestion counters come from QUERY_CONG_STATISTICS, its rx_icrc_encapsulated
- * from the PPCNT register, neither of which the driver reads; its per-QP counters
- * (`rdma statistic qp`, counter binding) are not offered: the port's set counts all.)
+ * from the PPCNT register, neither of which the driver reads.)
+ *
+ * Counter binding (ib_device_ops counter_*, as mlx5_ib's counters.c): ib_core's
+ * rdma_counter carries the Q counter's counter_set_id as its id. The first QP bound to it
+ * (`rdma statistic qp bind`, or auto mode at the QP's RST2INIT) allocates the Q counter;
+ * vcx_qp_set_counter() moves the QP to it (RESET: at RST2INIT; RTS: RTS2RTS with the
+ * COUNTER_SET_ID optional parameter, capability rts2rts_qp_counters_set_id; other
+ * states: once the QP enters RTS). Unbinding moves the QP back to the port's set; the
+ * last unbind deallocates the Q counter (counter_dealloc; ib_core first adds the values
+ * last read from it to the port's history). A bound counter reads with the port's names;
+ * `rdma statistic show` adds the bound counters and that history to the port's set. With
+ * every Q counter taken (max_qp_cnt) binding fails with the command's -ENOMEM, in a state
+ * other than RESET without the capability with -EOPNOTSUPP.
  * Without a Q counter (max_qp_cnt 0, or the allocation fails) the port has no
- * hw_counters and QPs keep counter_set_id 0, as before.
+ * hw_counters and no counter ops (ib_core then refuses every bind), and QPs keep
+ * counter_set_id 0.
  */
 #include <rdma/ib_verbs.h>
 
@@ -109,41 +122,129 @@ static struct rdma_hw_stats *vcx_alloc_hw_port_stats(struct ib_device *ibdev, u3
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
-static int vcx_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats, u32 port_num,
-			    int index)
+/* One QUERY_Q_COUNTER of Q counter id into stats (the names of ibd->cnt_desc). */
+static int vcx_q_counter_query(struct vcx_ib_dev *ibd, u32 id, struct rdma_hw_stats *stats)
 {
-	struct vcx_ib_dev *ibd = to_vibdev(ibdev);
 	u8 in[VCX_QUERY_Q_COUNTER_IN_LEN] = {};
 	u8 *out;
 	u32 i;
 	int err;
 
-	if (port_num != VCX_IB_PORT || stats->num_counters != ibd->num_cnt)
+	if (stats->num_counters != ibd->num_cnt)
 		return -EINVAL;
 	out = kzalloc(VCX_QUERY_Q_COUNTER_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_Q_COUNTER);
-	vcx_set(in, VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID, ibd->q_counter);
+	vcx_set(in, VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID, id);
 	err = vcx_cmd_exec(ibd->vdev, in, sizeof(in), out, VCX_QUERY_Q_COUNTER_OUT_LEN);
 	if (!err)
 		for (i = 0; i < ibd->num_cnt; i++)
 			stats->value[i] = vcx_get(out, ibd->cnt_fld[i]);
 	kfree(out);
+	return err;
+}
+
+static int vcx_q_counter_alloc(struct vcx_dev *vdev, u32 *id)
+{
+	u8 in[VCX_ALLOC_Q_COUNTER_IN_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+	int err;
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ALLOC_Q_COUNTER);
+	err = vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
+	if (!err)
+		*id = vcx_get(out, VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID);
+	return err;
+}
+
+/* A dead function keeps nothing: freeing succeeds without it. */
+static int vcx_q_counter_free(struct vcx_dev *vdev, u32 id)
+{
+	u8 in[VCX_DEALLOC_Q_COUNTER_IN_LEN] = {};
+	u8 out[VCX_OBJ_CMD_LEN] = {};
+
+	if (vcx_in_error(vdev))
+		return 0;
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DEALLOC_Q_COUNTER);
+	vcx_set(in, VCX_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID, id);
+	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
+}
+
+static int vcx_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats, u32 port_num,
+			    int index)
+{
+	struct vcx_ib_dev *ibd = to_vibdev(ibdev);
+	int err;
+
+	if (port_num != VCX_IB_PORT)
+		return -EINVAL;
+	err = vcx_q_counter_query(ibd, ibd->q_counter, stats);
 	return err ? err : ibd->num_cnt;
+}
+
+/*
+ * Bound counters (`rdma statistic qp`): ib_core's rdma_counter, whose id is the Q counter's
+ * counter_set_id (0 until the first QP binds). Its stats have the port's names and order.
+ */
+static struct rdma_hw_stats *vcx_counter_alloc_stats(struct rdma_counter *counter)
+{
+	return vcx_alloc_hw_port_stats(counter->device, counter->port);
+}
+
+static int vcx_counter_update_stats(struct rdma_counter *counter)
+{
+	return vcx_q_counter_query(to_vibdev(counter->device), counter->id, counter->stats);
+}
+
+static int vcx_counter_dealloc(struct rdma_counter *counter)
+{
+	if (!counter->id)
+		return 0;
+	return vcx_q_counter_free(to_vibdev(counter->device)->vdev, counter->id);
+}
+
+/* The first QP bound allocates the Q counter; a failed bind frees only what it allocated. */
+static int vcx_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *qp)
+{
+	struct vcx_dev *vdev = to_vibdev(qp->device)->vdev;
+	bool alloc = !counter->id;
+	int err;
+
+	if (alloc) {
+		err = vcx_q_counter_alloc(vdev, &counter->id);
+		if (err) {
+			ibdev_dbg(qp->device, "no Q counter for QP 0x%x (%d)\n", qp->qp_num, err);
+			return err;
+		}
+	}
+	err = vcx_qp_set_counter(qp, counter);
+	if (err && alloc) {
+		vcx_q_counter_free(vdev, counter->id);
+		counter->id = 0;
+	}
+	return err;
+}
+
+static int vcx_counter_unbind_qp(struct ib_qp *qp)
+{
+	return vcx_qp_set_counter(qp, NULL);
 }
 
 static const struct ib_device_ops vcx_counters_ops = {
 	.alloc_hw_port_stats = vcx_alloc_hw_port_stats,
 	.get_hw_stats = vcx_get_hw_stats,
+	.counter_bind_qp = vcx_counter_bind_qp,
+	.counter_unbind_qp = vcx_counter_unbind_qp,
+	.counter_dealloc = vcx_counter_dealloc,
+	.counter_alloc_stats = vcx_counter_alloc_stats,
+	.counter_update_stats = vcx_counter_update_stats,
 };
 
 /* Before ib_register_device() and before the first QP (the UMR QP, QP1). */
 void vcx_counters_init(struct vcx_ib_dev *ibd)
 {
 	struct vcx_dev *vdev = ibd->vdev;
-	u8 in[VCX_ALLOC_Q_COUNTER_IN_LEN] = {};
-	u8 out[VCX_OBJ_CMD_LEN] = {};
 	unsigned int g, j, n = 0;
 
 	if (!vcx_cap(vdev, MAX_QP_CNT))
@@ -155,12 +256,11 @@ void vcx_counters_init(struct vcx_ib_dev *ibd)
 	ibd->cnt_fld = kcalloc(n, sizeof(*ibd->cnt_fld), GFP_KERNEL);
 	if (!ibd->cnt_desc || !ibd->cnt_fld)
 		goto err_free;
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ALLOC_Q_COUNTER);
-	if (vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out))) {
+	if (vcx_q_counter_alloc(vdev, &ibd->q_counter)) {
 		dev_warn(vcx_dev(vdev), "no Q counter for the RDMA port: no hw_counters\n");
+		ibd->q_counter = 0;
 		goto err_free;
 	}
-	ibd->q_counter = vcx_get(out, VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID);
 	for (g = 0; g < ARRAY_SIZE(vcx_q_cnt_groups); g++) {
 		if (!vcx_q_cnt_group_on(vdev, g))
 			continue;
@@ -183,14 +283,8 @@ err_free:
 /* After every QP is gone (ib_unregister_device(), the UMR QP destroyed). */
 void vcx_counters_cleanup(struct vcx_ib_dev *ibd)
 {
-	u8 in[VCX_DEALLOC_Q_COUNTER_IN_LEN] = {};
-	u8 out[VCX_OBJ_CMD_LEN] = {};
-
-	if (ibd->q_counter_alloc && !vcx_in_error(ibd->vdev)) {
-		vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_DEALLOC_Q_COUNTER);
-		vcx_set(in, VCX_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID, ibd->q_counter);
-		vcx_cmd_exec(ibd->vdev, in, sizeof(in), out, sizeof(out));
-	}
+	if (ibd->q_counter_alloc)
+		vcx_q_counter_free(ibd->vdev, ibd->q_counter);
 	ibd->q_counter_alloc = false;
 	ibd->q_counter = 0;
 	ibd->num_cnt = 0;

@@ -358,6 +358,7 @@ int vcx_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *attr, struct ib_ud
 		return -EINVAL;
 
 	qp->vdev = vdev;
+	mutex_init(&qp->mutex);
 	qp->st = vcx_qp_st(attr->qp_type);
 	qp->state = IB_QPS_RESET;
 	qp->port = VCX_IB_PORT;
@@ -683,8 +684,69 @@ static void vcx_qp_sw_event(struct vcx_qp *qp, enum ib_event_type type)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
-int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		  struct ib_udata *udata)
+/* The Q counter the QP names: its bound counter's, or the port's. */
+static u32 vcx_qp_counter_set(struct vcx_ib_dev *ibd, struct ib_qp *ibqp)
+{
+	return ibqp->counter ? ibqp->counter->id : ibd->q_counter;
+}
+
+/* RTS2RTS changing nothing but counter_set_id (opt_param COUNTER_SET_ID). */
+static int vcx_qp_rts2rts_counter(struct vcx_qp *qp, u32 set_id)
+{
+	u8 out[VCX_CMD_HDR_SIZE] = {};
+	u8 *in;
+	int err;
+
+	in = kzalloc(VCX_MODIFY_QP_IN_LEN, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_RTS2RTS_QP);
+	vcx_set(in, VCX_MODIFY_QP_IN_QPN, qp->qpn);
+	vcx_set(in, VCX_QP_IN_OPT_PARAM_MASK, VCX_QP_OPTPAR_COUNTER_SET_ID);
+	vcx_set(in + VCX_QP_IN_QPC_AT, VCX_QPC_COUNTER_SET_ID, set_id);
+	err = vcx_cmd_exec(qp->vdev, in, VCX_MODIFY_QP_IN_LEN, out, sizeof(out));
+	kfree(in);
+	return err;
+}
+
+/*
+ * ib_device_ops counter_bind_qp / counter_unbind_qp (vcx_counters.c), as mlx5_ib binds:
+ * a QP in RESET names the counter at its RST2INIT; one in RTS changes to it at once
+ * (RTS2RTS, needs the rts2rts_qp_counters_set_id capability); in any other state the
+ * binding is remembered and applied right after the QP enters RTS. NULL: back to the
+ * port's Q counter. ib_core holds the counter's lock; the QP's mutex orders it with
+ * modify_qp.
+ */
+int vcx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter)
+{
+	struct vcx_ib_dev *ibd = to_vibdev(ibqp->device);
+	struct vcx_qp *qp = to_vqp(ibqp);
+	int err = 0;
+
+	mutex_lock(&qp->mutex);
+	if (qp->state == IB_QPS_RESET) {
+		ibqp->counter = counter;
+		goto out;
+	}
+	if (!vcx_cap(qp->vdev, RTS2RTS_QP_COUNTERS_SET_ID)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	if (qp->state == IB_QPS_RTS) {
+		err = vcx_qp_rts2rts_counter(qp, counter ? counter->id : ibd->q_counter);
+		if (!err)
+			ibqp->counter = counter;
+		goto out;
+	}
+	qp->counter_pending = true;
+	ibqp->counter = counter;
+out:
+	mutex_unlock(&qp->mutex);
+	return err;
+}
+
+static int vcx_modify_qp_locked(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+				struct ib_udata *udata)
 {
 	struct vcx_ib_dev *ibd = to_vibdev(ibqp->device);
 	struct vcx_dev *vdev = ibd->vdev;
@@ -747,9 +809,13 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		kfree(in);
 		return err;
 	}
-	/* All of the port's QPs count in its Q counter (vcx_counters.c), as mlx5_ib's do. */
+	/*
+	 * A QP counts in its bound counter (ib_core binds before RST2INIT in auto mode) or
+	 * in the port's Q counter (vcx_counters.c), as mlx5_ib's do.
+	 */
 	if (op == VCX_CMD_OP_RST2INIT_QP)
-		vcx_set(in + VCX_QP_IN_QPC_AT, VCX_QPC_COUNTER_SET_ID, ibd->q_counter);
+		vcx_set(in + VCX_QP_IN_QPC_AT, VCX_QPC_COUNTER_SET_ID,
+			vcx_qp_counter_set(ibd, ibqp));
 	optpar = vcx_ib_mask_to_optpar(mask) & vcx_qp_opt_mask(cur, new, qp->st);
 	vcx_set(in, VCX_CMD_IN_OPCODE, op);
 	vcx_set(in, VCX_MODIFY_QP_IN_QPN, qp->qpn);
@@ -758,6 +824,8 @@ int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	kfree(in);
 	if (err)
 		return err;
+	if (op == VCX_CMD_OP_RST2INIT_QP)
+		qp->counter_pending = false;	/* the binding is in the context now */
 
 done:
 	qp->state = new;
@@ -772,6 +840,28 @@ done:
 	if (sw_last_wqe)
 		vcx_qp_sw_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 	return 0;
+}
+
+int vcx_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata)
+{
+	struct vcx_ib_dev *ibd = to_vibdev(ibqp->device);
+	struct vcx_qp *qp = to_vqp(ibqp);
+	int err;
+
+	mutex_lock(&qp->mutex);
+	err = vcx_modify_qp_locked(ibqp, attr, mask, udata);
+	/* a counter bound outside RESET and RTS takes effect in RTS (mlx5_ib likewise) */
+	if (!err && qp->state == IB_QPS_RTS && qp->counter_pending) {
+		err = vcx_qp_rts2rts_counter(qp, vcx_qp_counter_set(ibd, ibqp));
+		if (!err)
+			qp->counter_pending = false;
+		else
+			ibdev_warn(ibqp->device, "QP 0x%x in RTS: counter set %u not applied (%d)\n",
+				   qp->qpn, vcx_qp_counter_set(ibd, ibqp), err);
+	}
+	mutex_unlock(&qp->mutex);
+	return err;
 }
 
 static enum ib_qp_state vcx_to_ib_qp_state(u8 state)
@@ -799,6 +889,7 @@ int vcx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	out = kzalloc(VCX_QUERY_QP_OUT_LEN, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
+	mutex_lock(&qp->mutex);	/* qp->state follows the device's */
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_QP);
 	vcx_set(in, VCX_OBJ_NUMBER, qp->qpn);
 	err = vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_QP_OUT_LEN);
@@ -855,6 +946,7 @@ int vcx_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->sq_sig_type = qp->sq_signal_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init_attr->port_num = VCX_IB_PORT;
 out:
+	mutex_unlock(&qp->mutex);
 	kfree(out);
 	return err;
 }

@@ -87,7 +87,10 @@ struct vcx_ib_dev {
 	struct vcx_umr umr;
 	spinlock_t bf_lock;
 	struct vcx_qp *gsi_qp;		/* the port's GSI QP (QP1), at most one */
-	/* The port's Q counter, named by every QP (vcx_counters.c); 0: none. */
+	/*
+	 * The port's Q counter, named by every QP not bound to a counter of its own
+	 * (vcx_counters.c); 0: none.
+	 */
 	u32 q_counter;
 	bool q_counter_alloc;
 	u32 num_cnt;			/* hw_counters shown */
@@ -298,6 +301,13 @@ struct vcx_qp {
 	struct ib_umem *umem;
 	struct vcx_db db;
 	u32 bfreg;
+	/*
+	 * Serializes state changes with counter binding (vcx_qp_set_counter()), which may
+	 * issue its own RTS2RTS; counter_pending: ibqp.counter changed while the QP was
+	 * neither in RESET nor in RTS, to be applied when it enters RTS.
+	 */
+	struct mutex mutex;
+	bool counter_pending;
 };
 
 static inline struct vcx_qp *to_vqp(struct ib_qp *ibqp)
@@ -331,6 +341,8 @@ static inline struct vcx_dev *ibdev_to_vdev(struct ib_device *ibdev)
 /* vcx_counters.c */
 void vcx_counters_init(struct vcx_ib_dev *ibd);
 void vcx_counters_cleanup(struct vcx_ib_dev *ibd);
+/* vcx_qp.c: counter binding (counter NULL: back to the port's Q counter) */
+int vcx_qp_set_counter(struct ib_qp *ibqp, struct rdma_counter *counter);
 
 /* vcx_ib.c */
 int vcx_ib_db_alloc(struct vcx_dev *vdev, struct vcx_db *db);

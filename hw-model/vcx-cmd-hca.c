@@ -138,6 +138,8 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(LOG_MAX_SQ, VCX_NIC_LOG_MAX_WQ, VCX_NIC_LOG_MAX_WQ),
     GEN(MAX_QP_CNT, VCX_NIC_MAX_QCOUNTERS, VCX_NIC_MAX_QCOUNTERS),
     GEN(MODIFY_RQ_COUNTER_SET_ID, 1, 1),
+    /* a QP's counter_set_id changed in RTS (opt_param COUNTER_SET_ID, vcx-qp.c) */
+    GEN(RTS2RTS_QP_COUNTERS_SET_ID, 1, 1),
     /* the RDMA fields of the Q counters the RoCEv2 engine counts (roce/); not the
      * enhanced error (CQE error) fields, which read 0 */
     GEN(OUT_OF_SEQ_CNT, 1, 1),

@@ -420,6 +420,8 @@ typedef enum VcxQcRdma {
     VCX_QC_RDMA_N,
 } VcxQcRdma;
 void vcx_qc_count(VcxState *s, uint32_t counter_set_id, VcxQcRdma field);
+/* A Q counter of that number is allocated (QP contexts may name only those, or 0). */
+bool vcx_qc_allocated(VcxState *s, uint32_t counter_set_id);
 
 /* roce/vcx-roce-dev.c: the RoCEv2 wire engine */
 void vcx_roce_init(VcxState *s);

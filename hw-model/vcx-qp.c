@@ -55,6 +55,7 @@ enum {
     SYND_QP_PKEY,
     SYND_QP_SRC_ADDR_INDEX,
     SYND_QP_QP1_EXISTS,
+    SYND_QP_COUNTER_SET_ID,
 };
 
 #define QPS(x)          (1u << VCX_QP_STATE_##x)
@@ -495,6 +496,14 @@ uint8_t vcx_cmd_modify_qp(VcxState *s, VcxCmd *cmd)
             return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_SRC_ADDR_INDEX,
                                 "src_addr_index %u names no RoCE address", sidx);
         }
+    }
+    /* A context may name no Q counter (0) or an allocated one (the RQs' rule, vcx-nic-rq.c). */
+    if ((tr->t == T_RST2INIT || (mask & VCX_QP_OPTPAR_COUNTER_SET_ID)) &&
+        vcx_get(staged, VCX_QPC_COUNTER_SET_ID) &&
+        !vcx_qc_allocated(s, vcx_get(staged, VCX_QPC_COUNTER_SET_ID))) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_COUNTER_SET_ID,
+                            "counter_set_id %u is not allocated",
+                            vcx_get(staged, VCX_QPC_COUNTER_SET_ID));
     }
     memcpy(qp->qpc, staged, sizeof(staged));
     vcx_qp_decode(qp);

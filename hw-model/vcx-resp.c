@@ -3,7 +3,8 @@
  * against the QP's type and state, its PSN, keys and rights; the receive WQE it takes
  * (the QP's RQ or SRQ, or for an XRC target the XRC SRQ it names); ACK / NAK decisions;
  * the end of the message (the receive CQE, invalidation, PSN) and faults in its data
- * phase. The engine's overview is at the top of vcx-xport.c.
+ * phase; the responder's Q counter events (vcx_qp_qc(), which the RoCEv2 engine uses
+ * too). The engine's overview is at the top of vcx-xport.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -30,6 +31,28 @@ static bool vcx_rx_busy(VcxState *s, const VcxRx *rx)
 bool vcx_qp_receiving(const VcxQp *qp)
 {
     return qp->state == VCX_QP_STATE_RTR || qp->state == VCX_QP_STATE_RTS;
+}
+
+void vcx_qp_qc(VcxState *s, VcxQp *qp, VcxQcRdma f)
+{
+    static const char *const names[VCX_QC_RDMA_N] = {
+        [VCX_QC_RX_WRITE_REQUESTS] = "rx_write_requests",
+        [VCX_QC_RX_READ_REQUESTS] = "rx_read_requests",
+        [VCX_QC_RX_ATOMIC_REQUESTS] = "rx_atomic_requests",
+        [VCX_QC_OUT_OF_BUFFER] = "out_of_buffer",
+        [VCX_QC_OUT_OF_SEQUENCE] = "out_of_sequence",
+        [VCX_QC_DUPLICATE_REQUEST] = "duplicate_request",
+        [VCX_QC_RNR_NAK_RETRY_ERR] = "rnr_nak_retry_err",
+        [VCX_QC_PACKET_SEQ_ERR] = "packet_seq_err",
+        [VCX_QC_IMPLIED_NAK_SEQ_ERR] = "implied_nak_seq_err",
+        [VCX_QC_LOCAL_ACK_TIMEOUT_ERR] = "local_ack_timeout_err",
+    };
+    uint32_t id = vcx_get(qp->qpc, VCX_QPC_COUNTER_SET_ID);
+
+    if (f < VCX_QC_RDMA_N) {
+        trace_vcx_qp_qc(qp->qpn, names[f], id);
+        vcx_qc_count(s, id, f);
+    }
 }
 
 /*
@@ -281,6 +304,16 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
         ack->type = rc ? VCX_NAK_SEQ : VCX_NO_RESPONSE;
         return;
     }
+    /*
+     * A request taken in order, in the responder's Q counter by kind, as the wire engine
+     * counts a message's first packet (roce/vcx-roce-resp.c): a ConnectX counts loopback
+     * traffic as any other.
+     */
+    vcx_qp_qc(s, qp, op == IB_OP_WRITE_ONLY || op == IB_OP_WRITE_ONLY_IMM ?
+                     VCX_QC_RX_WRITE_REQUESTS :
+                     op == IB_OP_READ_REQUEST ? VCX_QC_RX_READ_REQUESTS :
+                     op == IB_OP_COMPARE_SWAP || op == IB_OP_FETCH_ADD ?
+                     VCX_QC_RX_ATOMIC_REQUESTS : VCX_QC_RDMA_N);
     if (xrc) {
         /* the XRCETH names the SRQ, which must be of the target's domain (vcx-xrc.c) */
         const char *why = NULL;
@@ -448,6 +481,7 @@ ack:
     return;
 rnr:
     trace_vcx_resp_rnr(qp->qpn, qp->min_rnr_nak);
+    vcx_qp_qc(s, qp, VCX_QC_OUT_OF_BUFFER);     /* an RNR NAK sent, or UC/UD's loss */
     ack->type = rc ? VCX_NAK_RNR : VCX_NO_RESPONSE;
     ack->rnr_timer = qp->min_rnr_nak;
     return;

@@ -4,13 +4,17 @@
  *
  * A Q counter counts for the RQs that name it (rqc.counter_set_id): out_of_buffer, the
  * frames steered to one of them that found no receive WQE posted; and for the QPs that
- * name it (qpc.counter_set_id) what the RoCEv2 wire engine counts (vcx_qc_count): the
- * requests received by kind, out_of_buffer, out_of_sequence, duplicate_request,
- * rnr_nak_retry_err, packet_seq_err, implied_nak_seq_err, local_ack_timeout_err. The vport counters count
- * the Ethernet traffic of the port by destination address kind (unicast, multicast,
- * broadcast; packets and octets, FCS excluded), frames received that were dropped as
- * malformed or too long (received_errors) and frames the SQs could not send because the
- * link was down (transmit_errors). clear in the input returns the values and zeroes them.
+ * name it (qpc.counter_set_id) what the transport engines count (vcx_qp_qc(), then
+ * vcx_qc_count()): the requests received by kind and out_of_buffer, between QPs of the
+ * port (vcx-resp.c) and from the wire (roce/), and the wire engine's out_of_sequence,
+ * duplicate_request, rnr_nak_retry_err, packet_seq_err, implied_nak_seq_err,
+ * local_ack_timeout_err. A QP context may name only an allocated Q counter (vcx-qp.c),
+ * but a Q counter may be deallocated while QPs name it: they count nothing more.
+ * The vport counters count the Ethernet traffic of the port by destination address kind
+ * (unicast, multicast, broadcast; packets and octets, FCS excluded), frames received
+ * that were dropped as malformed or too long (received_errors) and frames the SQs could
+ * not send because the link was down (transmit_errors). clear in the input returns the
+ * values and zeroes them.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -81,6 +85,11 @@ void vcx_qc_count(VcxState *s, uint32_t counter_set_id, VcxQcRdma field)
     if (qc && field < VCX_QC_RDMA_N) {
         qc->rdma[field]++;
     }
+}
+
+bool vcx_qc_allocated(VcxState *s, uint32_t counter_set_id)
+{
+    return vcx_qc_get(s, counter_set_id) != NULL;
 }
 
 uint8_t vcx_cmd_query_q_counter(VcxState *s, VcxCmd *cmd)

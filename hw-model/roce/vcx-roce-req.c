@@ -243,7 +243,7 @@ VcxStep vcx_roce_req_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b)
             }
             /* the local ACK timer fired */
             st->local_ack_timeout_err++;
-            vcx_roce_qc(s, qp, VCX_QC_LOCAL_ACK_TIMEOUT_ERR);
+            vcx_qp_qc(s, qp, VCX_QC_LOCAL_ACK_TIMEOUT_ERR);
             trace_vcx_roce_req_timeout(qp->qpn, w->first_psn + w->acked, qp->retry_left);
             if (!qp->retry_left) {
                 vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
@@ -295,7 +295,7 @@ static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint
          */
         if (!w->reissued) {
             vcx_roce(s)->st.implied_nak_seq_err++;
-            vcx_roce_qc(s, qp, VCX_QC_IMPLIED_NAK_SEQ_ERR);
+            vcx_qp_qc(s, qp, VCX_QC_IMPLIED_NAK_SEQ_ERR);
             if (!qp->retry_left) {
                 vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
                               "READ responses missing, retries exhausted");
@@ -395,7 +395,7 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         st->rnr_nak_rcvd++;
         if (qp->rnr_retry != VCX_RNR_INFINITE && !qp->rnr_left) {
             st->rnr_nak_retry_err++;
-            vcx_roce_qc(s, qp, VCX_QC_RNR_NAK_RETRY_ERR);
+            vcx_qp_qc(s, qp, VCX_QC_RNR_NAK_RETRY_ERR);
             vcx_wire_fail(s, qp, VCX_CQE_SYND_RNR_RETRY_EXC_ERR, "RNR retries exhausted");
             return;
         }
@@ -413,7 +413,7 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         switch (p->aeth_synd & 0x1f) {
         case 0:
             st->packet_seq_err++;
-            vcx_roce_qc(s, qp, VCX_QC_PACKET_SEQ_ERR);
+            vcx_qp_qc(s, qp, VCX_QC_PACKET_SEQ_ERR);
             if (!qp->retry_left) {
                 vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
                               "PSN sequence NAKs, retries exhausted");

@@ -113,7 +113,7 @@ static void vcx_wire_ud(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     r = vcx_resp_take_wqe(s, qp, &rcv, &index, &synd);
     if (r == 0) {
         st->out_of_buffer++;
-        vcx_roce_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
+        vcx_qp_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
         trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "no receive WQE");
         return;
     } else if (r < 0) {
@@ -150,7 +150,7 @@ static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     VcxWireResp *wr = &qp->xs->wresp;
 
     vcx_roce(s)->st.duplicate_request++;
-    vcx_roce_qc(s, qp, VCX_QC_DUPLICATE_REQUEST);
+    vcx_qp_qc(s, qp, VCX_QC_DUPLICATE_REQUEST);
     trace_vcx_roce_resp_dup(qp->qpn, p->psn, qp->rq_psn);
     if (p->flags & (VCX_OPF_SEND | VCX_OPF_WRITE)) {
         /*
@@ -339,12 +339,12 @@ static void vcx_wire_send(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
         if (r == 0) {
             if (rc) {
                 vcx_roce(s)->st.rnr_nak_sent++;
-                vcx_roce_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
+                vcx_qp_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
                 trace_vcx_roce_resp_rnr(qp->qpn, p->psn, qp->min_rnr_nak);
                 vcx_wire_nak(s, qp, VCX_AETH_RNR | (qp->min_rnr_nak & 0x1f), p->psn);
             } else {
                 vcx_roce(s)->st.out_of_buffer++;
-                vcx_roce_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
+                vcx_qp_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
                 vcx_wire_accept(s, qp, p, false);       /* UC: the message is lost */
             }
             return;
@@ -447,13 +447,13 @@ static void vcx_wire_write(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t
         if (r == 0) {
             if (rc) {
                 vcx_roce(s)->st.rnr_nak_sent++;
-                vcx_roce_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
+                vcx_qp_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
                 trace_vcx_roce_resp_rnr(qp->qpn, p->psn, qp->min_rnr_nak);
                 vcx_wire_nak(s, qp, VCX_AETH_RNR | (qp->min_rnr_nak & 0x1f), p->psn);
                 wr->in_msg = !(p->flags & VCX_OPF_FIRST);
             } else {
                 vcx_roce(s)->st.out_of_buffer++;
-                vcx_roce_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
+                vcx_qp_qc(s, qp, VCX_QC_OUT_OF_BUFFER);
                 wr->in_msg = false;
                 vcx_wire_accept(s, qp, p, false);
             }
@@ -520,7 +520,7 @@ void vcx_roce_resp_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     if (d && rc) {
         if (d < 0x800000) {
             st->out_of_sequence++;
-            vcx_roce_qc(s, qp, VCX_QC_OUT_OF_SEQUENCE);
+            vcx_qp_qc(s, qp, VCX_QC_OUT_OF_SEQUENCE);
             trace_vcx_roce_resp_gap(qp->qpn, p->psn, qp->rq_psn, wr->nak_sent);
             if (!wr->nak_sent) {
                 wr->nak_sent = true;
@@ -561,10 +561,10 @@ void vcx_roce_resp_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     }
     vcx_qp_comm_est(s, qp);             /* the first packet accepted in RTR */
     if (p->flags & VCX_OPF_FIRST) {
-        vcx_roce_qc(s, qp, (p->flags & VCX_OPF_WRITE) ? VCX_QC_RX_WRITE_REQUESTS :
-                           (p->flags & VCX_OPF_READ_REQ) ? VCX_QC_RX_READ_REQUESTS :
-                           (p->flags & VCX_OPF_ATOMIC_REQ) ? VCX_QC_RX_ATOMIC_REQUESTS :
-                           VCX_QC_RDMA_N);
+        vcx_qp_qc(s, qp, (p->flags & VCX_OPF_WRITE) ? VCX_QC_RX_WRITE_REQUESTS :
+                         (p->flags & VCX_OPF_READ_REQ) ? VCX_QC_RX_READ_REQUESTS :
+                         (p->flags & VCX_OPF_ATOMIC_REQ) ? VCX_QC_RX_ATOMIC_REQUESTS :
+                         VCX_QC_RDMA_N);
     }
     if (p->flags & VCX_OPF_SEND) {
         if (qp->rq_type == VCX_QP_RQ_TYPE_ZERO_SIZE) {

@@ -158,12 +158,6 @@ static inline VcxRoceDev *vcx_roce(VcxState *s)
     return s->objs->roce;
 }
 
-/* An event of the QP, in the Q counter its counter_set_id names. */
-static inline void vcx_roce_qc(VcxState *s, VcxQp *qp, VcxQcRdma f)
-{
-    vcx_qc_count(s, vcx_get(qp->qpc, VCX_QPC_COUNTER_SET_ID), f);
-}
-
 /* vcx-roce-frame.c */
 uint32_t vcx_roce_op_flags(uint8_t opcode);
 uint32_t vcx_roce_hdr_len(uint32_t flags);

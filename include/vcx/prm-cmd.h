@@ -285,6 +285,7 @@
 #define VCX_CAP_GEN_LOG_MAX_RA_REQ_QP	VCX_FLD(0x14a, 6)
 #define VCX_CAP_GEN_LOG_MAX_RA_RES_QP	VCX_FLD(0x15a, 6)
 #define VCX_CAP_GEN_CACHE_LINE_128BYTE	VCX_FLD(0x164, 1)
+#define VCX_CAP_GEN_RTS2RTS_QP_COUNTERS_SET_ID	VCX_FLD(0x169, 1)	/* RTS2RTS takes counter_set_id */
 #define VCX_CAP_GEN_GID_TABLE_SIZE	VCX_FLD(0x170, 16)
 #define VCX_CAP_GEN_OUT_OF_SEQ_CNT	VCX_FLD(0x180, 1)	/* Q counter out_of_sequence */
 #define VCX_CAP_GEN_RETRANSMISSION_Q_COUNTERS	VCX_FLD(0x182, 1)	/* duplicate_request .. local_ack_timeout_err */

@@ -4,8 +4,9 @@
 scatter, wqe_counter = SRQ index, srqn), RDMA WRITE (inline and gathered), WRITE_IMM,
 READ, ATOMIC_FA/CS, rkey violations (remote access error, QP to ERR, flush CQEs), RNR
 with rnr_retry and the RNR timer, RNR retry exhaustion, malformed WQEs (bad DS count,
-opcode, lkey), responder length error, CQ arming and completion events. CQEs are
-checked byte by byte; payloads at their destination."""
+opcode, lkey), responder length error, CQ arming and completion events, the responder's
+Q counter (requests by kind, RNR as out_of_buffer; counter_set_id changed in RTS, an
+unallocated one refused). CQEs are checked byte by byte; payloads at their destination."""
 import os
 import struct
 import sys
@@ -13,7 +14,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, get, run_isolated  # noqa: E402
 from vcx_verbs import (Verbs, cqe_fields, dseg, inline, raddr, atomic,  # noqa: E402
-                       OP, P, cqe_tuple as f, run_cases)
+                       OP, P, QP_STATE, cqe_tuple as f, run_cases)
+from vcx_qtest import load_header_defines  # noqa: E402
+
+N = load_header_defines(["prm-nic.h"], base=P)     # the Q counter commands
 
 t = Tap()
 SEND, SEND_IMM, WRITE, WRITE_IMM, READ, CS, FA = 0x0a, 0x0b, 0x08, 0x09, 0x10, 0x11, 0x12
@@ -165,6 +169,82 @@ def rnr(v):
     v.qt.clock_step(15000)
     t.eq(sorted(f(e, "opcode", "qpn") for e in cq.poll_all()), sorted([(2, b3.qpn), (0, a3.qpn)]),
          "rnr_retry 7: completes once a receive is posted")
+
+
+def q_counters(v):
+    """The responder counts loopback requests into the Q counter its counter_set_id names,
+    which RTS2RTS may change (opt_param COUNTER_SET_ID) and which must be allocated."""
+    def alloc_qc():
+        r = v.cmd("ALLOC_Q_COUNTER", in_len=N["VCX_ALLOC_Q_COUNTER_IN_LEN"], out_len=16)
+        assert r.status == 0, "ALLOC_Q_COUNTER 0x%x" % r.status
+        return r.f(N["VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID"])
+
+    def qc(cid, *names):
+        r = v.cmd("QUERY_Q_COUNTER", in_len=N["VCX_QUERY_Q_COUNTER_IN_LEN"],
+                  out_len=N["VCX_QUERY_Q_COUNTER_OUT_LEN"],
+                  fields=[(N["VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID"], cid)])
+        assert r.status == 0, "QUERY_Q_COUNTER 0x%x" % r.status
+        return tuple(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n.upper()]) for n in names)
+
+    def set_counter(qp, cid):
+        return v.modify("RTS2RTS_QP", qp, [("counter_set_id", cid)],
+                        mask=P["VCX_QP_OPTPAR_COUNTER_SET_ID"])
+
+    rq = ("rx_write_requests", "rx_read_requests", "rx_atomic_requests", "out_of_buffer")
+    pd = v.alloc_pd()
+    buf = v.alloc(0x10000)
+    key = v.create_mkey(pd, buf, 0x10000)
+    cq = v.create_cq()
+    q1, q2 = alloc_qc(), alloc_qc()
+    free = max(q1, q2) + 1
+    a, b = pair(v, pd, cq)
+    r = set_counter(b, free)
+    t.eq((r.status, r.syndrome & 0xffff), (0x3, 0x1c),
+         "RTS2RTS naming a Q counter that is not allocated: BAD_PARAM (0x1c)")
+    t.ok("counter_set_id %u is not allocated" % free in v.qt.log(), "refusal logged")
+    t.eq(v.qp_state(b), QP_STATE["RTS"], "the refused RTS2RTS left the QP in RTS")
+    t.eq(set_counter(b, q1).status, 0, "RTS2RTS counter_set_id -> Q counter %u" % q1)
+    t.eq(get(v.query_qp(b).out, P["VCX_QPC_COUNTER_SET_ID"], 0x18), q1,
+         "QUERY_QP returns the new counter_set_id")
+    for i in range(3):
+        v.qt.memwrite(buf + 0x100 * i, bytes([0x41 + i]) * 32)
+        a.post_send(WRITE, raddr(buf + 0x1000 + 0x100 * i, key) + dseg(buf + 0x100 * i, 32, key))
+    v.qt.memwrite(buf + 0x2000, b"read me back")
+    a.post_send(READ, raddr(buf + 0x2000, key) + dseg(buf + 0x3000, 12, key))
+    a.post_send(READ, raddr(buf + 0x2000, key) + dseg(buf + 0x3100, 12, key))
+    v.qt.memwrite(buf + 0x4000, struct.pack("<Q", 1))
+    a.post_send(FA, raddr(buf + 0x4000, key) + atomic(1) + dseg(buf + 0x4100, 8, key))
+    t.eq(len([e for e in cq.poll_all() if cqe_fields(e)["syndrome"] == 0]), 6,
+         "3 WRITEs, 2 READs, 1 FETCH_ADD completed")
+    t.eq([v.qt.memread(buf + 0x1000 + 0x100 * i, 32) for i in range(3)],
+         [bytes([0x41 + i]) * 32 for i in range(3)], "WRITE payloads landed")
+    t.eq(qc(q1, *rq), (3, 2, 1, 0), "responder's Q counter: 3 WRITE, 2 READ, 1 atomic requests")
+    t.eq(qc(q2, *rq), (0, 0, 0, 0), "the other Q counter counted nothing")
+    t.eq(set_counter(b, 0).status, 0, "RTS2RTS counter_set_id 0: no Q counter")
+    a.post_send(WRITE, raddr(buf + 0x1000, key) + dseg(buf, 8, key))
+    cq.poll_all()
+    t.eq(qc(q1, *rq), (3, 2, 1, 0), "after counter_set_id 0 nothing more is counted")
+    # RNR: out_of_buffer of the responder's counter, set at RST2INIT
+    c = v.create_qp("RC", pd, cq, cq)
+    d = v.create_qp("RC", pd, cq, cq)
+    r = v.modify("RST2INIT_QP", d, [("counter_set_id", free), ("rwe", 1)],
+                 ads=[("vhca_port_num", 1)])
+    t.eq((r.status, r.syndrome & 0xffff, v.qp_state(d)), (0x3, 0x1c, QP_STATE["RST"]),
+         "RST2INIT naming a Q counter that is not allocated: BAD_PARAM (0x1c), QP in RST")
+    t.eq(v.modify("RST2INIT_QP", d, [("counter_set_id", q2), ("rwe", 1)],
+                  ads=[("vhca_port_num", 1)]).status, 0, "RST2INIT with Q counter %u" % q2)
+    f2 = [("mtu", 3), ("log_msg_max", 30), ("remote_qpn", c.qpn), ("next_rcv_psn", 0x100),
+          ("log_rra_max", 2), ("min_rnr_nak", 1)]
+    t.eq(v.modify("INIT2RTR_QP", d, f2, ads=[("vhca_port_num", 1), ("hop_limit", 64)]).status,
+         0, "INIT2RTR keeps the counter")
+    t.eq(v.modify("RTR2RTS_QP", d, [("next_send_psn", 0x100)], ads=[("ack_timeout", 14)]).status,
+         0, "RTR2RTS")
+    v.connect(c, d.qpn, rnr_retry=0)
+    c.post_send(SEND, dseg(buf, 4, key))
+    v.advance(100000, 15000)
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x16)],
+         "SEND with no receive WQE and rnr_retry 0: RNR retry exceeded")
+    t.eq(qc(q2, *rq), (0, 0, 0, 1), "one RNR NAK: out_of_buffer 1 in the responder's counter")
 
 
 def malformed(v):
@@ -382,6 +462,7 @@ def receive_past_key(v):
 
 def main():
     run_cases(t, (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr),
+                  ("q_counters", q_counters),
                   ("malformed", malformed), ("arming", arming), ("overrun", overrun),
                   ("self_loop", self_loop), ("no_rq", no_rq),
                   ("retry_and_inval", retry_and_inval),
