@@ -17,14 +17,20 @@ pass() { echo "PASS: $*"; }
 # busy, and in two-VM tests the waiting VM took host CPU from the working one. This sleep
 # is bash's read timing out on a FIFO that no one writes (opened read-write, so the open
 # does not block and read never sees end-of-file). Arguments other than one plain number
-# of seconds, or no FIFO, go to /bin/sleep.
-if [ -z "${VCX_SNOOZE_FD:-}" ] && { [ -p /run/vcx-snooze ] || mkfifo /run/vcx-snooze 2>/dev/null; } &&
+# of seconds, or no FIFO, go to /bin/sleep. The descriptor is inherited through the
+# environment; a process started with its descriptors closed opens its own, and a read
+# that ends other than by its timeout (status above 128) falls back to /bin/sleep, so a
+# wait loop never spins.
+if { [ -z "${VCX_SNOOZE_FD:-}" ] || [ ! -p "/dev/fd/$VCX_SNOOZE_FD" ]; } &&
+	{ [ -p /run/vcx-snooze ] || mkfifo /run/vcx-snooze 2>/dev/null; } &&
 	exec {VCX_SNOOZE_FD}<>/run/vcx-snooze; then
 	export VCX_SNOOZE_FD
 fi
 sleep() {
 	if [ $# -eq 1 ] && [[ "$1" =~ ^[0-9]+(\.[0-9]+)?$ ]] && [ -n "${VCX_SNOOZE_FD:-}" ]; then
-		read -r -t "$1" -u "$VCX_SNOOZE_FD" _ || true
+		local rc=0
+		read -r -t "$1" -u "$VCX_SNOOZE_FD" _ 2>/dev/null || rc=$?
+		[ $rc -gt 128 ] || command sleep "$1"
 	else
 		command sleep "$@"
 	fi
