@@ -131,6 +131,7 @@ class Vm:
         log_dir = args.log_dir or workdir
         os.makedirs(log_dir, exist_ok=True)
         self.serial_log = os.path.join(log_dir, f"vm{index}-serial.log")
+        self.trace_log = os.path.join(log_dir, f"vm{index}-trace.log")
         self.shared = os.path.join(workdir, "shared")
         os.makedirs(self.shared, exist_ok=True)
         self.proc = None
@@ -198,6 +199,11 @@ class Vm:
             argv += ["-serial", "mon:stdio"]
         else:
             argv += ["-serial", "stdio"]
+        if a.trace:
+            # QEMU's log trace backend writes to the -D file, one per VM
+            for pattern in a.trace.split(","):
+                argv += ["-trace", pattern]
+            argv += ["-D", self.trace_log, "-msg", "timestamp=on"]
         argv += a.qemu_arg
         return argv
 
@@ -353,6 +359,9 @@ def main():
                    help="boot without -device vcx (a baseline for the device's own cost)")
     p.add_argument("--pid-file", help="write QEMU's pid here (one VM), e.g. to read its CPU time")
     p.add_argument("--qemu-arg", action="append", default=[], help="extra QEMU argument")
+    p.add_argument("--trace", default="",
+                   help="QEMU trace events to record, comma-separated patterns (vcx_roce_req_*,"
+                        "vcx_roce_rx_drop): each VM's go to vmN-trace.log in the log directory")
     p.add_argument("--tcg-thread", choices=("single", "multi"), default="multi",
                    help="TCG threading without KVM (multi: one thread per vCPU, the "
                         "default; single: all vCPUs in one thread)")
