@@ -298,7 +298,7 @@ watch_rport() { # seconds
 # through each flushed completion's wr_cqe, which points into a freed request. An
 # upstream ib_srp use-after-free (Linux 6.12), hit on any HCA that flushes unsignaled
 # work requests as ConnectX does; with init_on_free=1 (the ulp suite's guests) it is a
-# call through NULL every time. docs/ulps.md, "Known not to work".
+# call through NULL every time. docs/ulps.md, SRP, "Known, in ib_srp of 6.12".
 start_io() { # [registered|unregistered]; also notes the count of reconnects so far
 	local mode=${1:-registered}
 	RECONNECTS=$(dmesg_count "ib_srp: reconnect succeeded")
