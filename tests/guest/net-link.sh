@@ -189,6 +189,11 @@ bulk() { # MTU
 	local e0 v0 s0 e1 v1 s1
 	set_mtu "$1"
 	if is_vcx; then e0=$(counters ethtool) v0=$(counters vport) s0=$(counters sysfs); fi
+	# Neither sends before both have their baselines: vm0's transfer starts at once, and
+	# frames it delivered while vm1 was still reading (ethtool -S twice, then sysfs) were
+	# missing from vm1's later counts.
+	vm_signal "bulk-$1-base"
+	vm_wait "bulk-$1-base" $WAIT >/dev/null
 	in_turn "bulk-$1" $WAIT send_to "$PEER4" "$BULK"
 	if is_vcx; then
 		e1=$(counters ethtool) v1=$(counters vport) s1=$(counters sysfs)
