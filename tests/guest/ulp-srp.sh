@@ -288,11 +288,14 @@ watch_rport() { # seconds
 		sleep 0.2
 	done
 }
-# The I/O in flight during a fault. "registered" (the default): 256 KiB direct writes and
-# a 4 KiB read every 0.5 s, each through a memory registration (REG_MR, then LOCAL_INV
-# when it ends). "unregistered": 4 KiB direct writes only, which SRP sends as immediate
-# data in the SRP_CMD (the target grants it with use_srq=0), so no work request names
-# a request's memory. The link-loss step needs the second: there SRP fails the I/O,
+# The I/O in flight during a fault: a loop of direct writes over the first 4 MiB, and a
+# prober issuing a new 4 KiB command every 0.5 s in the second half of the disk (so that
+# the initiator sends, and notices a dead link, even while the loop waits on a command
+# whose answer was lost). "registered" (the default): 256 KiB writes and 4 KiB reads,
+# each through a memory registration (REG_MR, then LOCAL_INV when it ends).
+# "unregistered": 4 KiB writes only, loop and prober, which SRP sends as immediate data
+# in the SRP_CMD (the target grants it with use_srq=0), so no work request names a
+# request's memory. The link-loss step needs the second: there SRP fails the I/O,
 # whose LOCAL_INVs the device flushes into the send CQ, then frees the requests
 # (scsi_remove_host frees the tag set) before srp_free_ch_ib polls that CQ and calls
 # through each flushed completion's wr_cqe, which points into a freed request. An
@@ -311,10 +314,14 @@ start_io() { # [registered|unregistered]; also notes the count of reconnects so 
 		done' io "/dev/$DISK" "$([ "$mode" = registered ] && echo 256k || echo 4k)" \
 		2>/tmp/io.err &
 	IO=$!
-	[ "$mode" = registered ] || mode=
-	timeout 300 bash -c 'while [ -n "$2" ] && [ ! -e /tmp/io.stop ]; do
-			dd if="$1" of=/dev/null bs=4k count=1 skip=$((8192 + RANDOM % 4096)) \
-				iflag=direct status=none 2>/dev/null
+	timeout 300 bash -c 'while [ ! -e /tmp/io.stop ]; do
+			if [ "$2" = registered ]; then
+				dd if="$1" of=/dev/null bs=4k count=1 skip=$((8192 + RANDOM % 4096)) \
+					iflag=direct status=none
+			else
+				dd if=/tmp/ulp-io of="$1" bs=4k count=1 seek=$((8192 + RANDOM % 4096)) \
+					oflag=direct status=none
+			fi 2>/dev/null
 			sleep 0.5
 		done' probe "/dev/$DISK" "$mode" &
 	PROBE=$!
