@@ -295,7 +295,9 @@ watch_rport() { # seconds
 # each through a memory registration (REG_MR, then LOCAL_INV when it ends).
 # "unregistered": 4 KiB writes only, loop and prober, which SRP sends as immediate data
 # in the SRP_CMD (the target grants it with use_srq=0), so no work request names a
-# request's memory. The link-loss step needs the second: there SRP fails the I/O,
+# request's memory. The writes never create their output (conv=nocreat): a write after
+# SRP removed the disk would leave a plain file at /dev/sdX, and the next login's disk
+# would get no device node. The link-loss step needs the second: there SRP fails the I/O,
 # whose LOCAL_INVs the device flushes into the send CQ, then frees the requests
 # (scsi_remove_host frees the tag set) before srp_free_ch_ib polls that CQ and calls
 # through each flushed completion's wr_cqe, which points into a freed request. An
@@ -309,7 +311,7 @@ start_io() { # [registered|unregistered]; also notes the count of reconnects so 
 	rm -f /tmp/io.stop /tmp/io.count
 	timeout 300 bash -c 'n=0
 		while [ ! -e /tmp/io.stop ]; do
-			dd if=/tmp/ulp-io of="$1" bs=$2 oflag=direct status=none || exit 3
+			dd if=/tmp/ulp-io of="$1" bs=$2 oflag=direct conv=nocreat status=none || exit 3
 			n=$((n + 1)); echo $n >/tmp/io.count
 		done' io "/dev/$DISK" "$([ "$mode" = registered ] && echo 256k || echo 4k)" \
 		2>/tmp/io.err &
@@ -320,7 +322,7 @@ start_io() { # [registered|unregistered]; also notes the count of reconnects so 
 					iflag=direct status=none
 			else
 				dd if=/tmp/ulp-io of="$1" bs=4k count=1 seek=$((8192 + RANDOM % 4096)) \
-					oflag=direct status=none
+					oflag=direct conv=nocreat status=none
 			fi 2>/dev/null
 			sleep 0.5
 		done' probe "/dev/$DISK" "$mode" &
