@@ -550,31 +550,39 @@ static bool vcx_op_valid(uint8_t st, uint8_t op)
 }
 
 /*
- * The next fixed-size segment of the WQE being executed, advancing *off past it; a WQE
- * whose DS count ends before it completes with a local QP operation error (NULL).
+ * The next fixed-size segment of the WQE being decoded, advancing *off past it; NULL
+ * when the WQE's DS count ends before it (a local QP operation error).
  */
-static const uint8_t *vcx_req_take_seg(VcxState *s, VcxQp *qp, VcxReq *rq, uint32_t *off,
-                                       uint32_t end, uint32_t size, const char *missing)
+static const uint8_t *vcx_req_take_seg(VcxReq *rq, uint32_t *off, uint32_t end,
+                                       uint32_t size, const char *missing)
 {
     const uint8_t *seg = rq->wqe + *off;
 
     if (end < *off + size) {
-        vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR, missing);
+        rq->synd = VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        rq->why = missing;
         return NULL;
     }
     *off += size;
     return seg;
 }
 
-/* The WQE at sq_ci completed: its CQE if it asked for one, and the SQ moves on. */
-static VcxStep vcx_req_complete(VcxState *s, VcxQp *qp, VcxReq *rq)
+/* A send WQE completed: its requester CQE, if its control segment asked for one. */
+void vcx_req_post_cqe(VcxState *s, VcxQp *qp, uint16_t index, uint8_t wqe_opcode,
+                      uint8_t fm_ce_se, uint32_t byte_cnt)
 {
     uint8_t cqe[VCX_CQE_SIZE];
 
-    if ((rq->fm_ce_se & VCX_WQE_CE_CQE) == VCX_WQE_CE_CQE) {
-        vcx_cqe_req(cqe, qp, qp->sq_ci, rq->opcode, rq->byte_cnt);
+    if ((fm_ce_se & VCX_WQE_CE_CQE) == VCX_WQE_CE_CQE) {
+        vcx_cqe_req(cqe, qp, index, wqe_opcode, byte_cnt);
         vcx_post(s, qp->scq, cqe, false);
     }
+}
+
+/* The WQE at sq_ci completed: its CQE if it asked for one, and the SQ moves on. */
+static VcxStep vcx_req_complete(VcxState *s, VcxQp *qp, VcxReq *rq)
+{
+    vcx_req_post_cqe(s, qp, qp->sq_ci, rq->opcode, rq->fm_ce_se, rq->byte_cnt);
     qp->sq_ci += rq->nbb;
     rq->wire = false;
     qp->rnr_left = qp->rnr_retry;
@@ -582,12 +590,23 @@ static VcxStep vcx_req_complete(VcxState *s, VcxQp *qp, VcxReq *rq)
     return VCX_STEP_DONE;
 }
 
+/* A decode failure: the CQE syndrome and the reason, for the WQE's error completion. */
+static VcxDecode vcx_req_bad(VcxReq *rq, uint8_t synd, const char *why)
+{
+    rq->synd = synd;
+    rq->why = why;
+    return VCX_DEC_FAIL;
+}
+
 /*
- * Fetch and decode the WQE at sq_ci and send its message: DONE for what completes
- * locally (UMR, NOP), STOP when it failed, ANSWER when the responder answered (rq->ack)
- * or opened the data phase (rq->x.active).
+ * Fetch and decode the WQE at SQ position index into rq: its message as a VcxPkt with the
+ * gather list, without acting on it, so the RC wire requester can decode a WQE again
+ * when it sends the WQE's packets again (roce/vcx-roce-req.c). MSG: a message to send;
+ * LOCAL: a WQE executed by the device itself (UMR, NOP; checked further when executed);
+ * FAIL: the WQE completes in error with rq->synd (rq->why); CATAS: the WQE could not be
+ * read (a catastrophic QP error, rq->why).
  */
-static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
+VcxDecode vcx_req_decode(VcxState *s, VcxQp *qp, VcxReq *rq, uint16_t index)
 {
     uint8_t *w = rq->wqe;
     VcxPkt *pkt = &rq->pkt;
@@ -595,48 +614,40 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
     uint8_t transport, synd;
     uint32_t mtu = 128u << qp->mtu;
     const char *why = NULL;
-    uint16_t index = qp->sq_ci;
     const uint8_t *sgid, *path, *seg;
 
     rq->x.active = false;
+    rq->index = index;
+    rq->nbb = 1;
+    rq->opcode = 0;
     if (vcx_qbuf_read(s, &qp->buf, vcx_sq_off(qp, index), w, VCX_SEND_WQEBB) != MEMTX_OK) {
-        vcx_qp_catas(s, qp, "send WQE not readable");
-        return VCX_STEP_STOP;
+        rq->why = "send WQE not readable";
+        return VCX_DEC_CATAS;
     }
     rq->opcode = vcx_get(w, VCX_WQE_CTRL_OPCODE);
     rq->fm_ce_se = vcx_get(w, VCX_WQE_CTRL_FM_CE_SE);
     ds = vcx_get(w, VCX_WQE_CTRL_DS_CNT);
     rq->nbb = MAX(DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB), 1);
     if (!ds || rq->nbb > VCX_SEND_WQE_MAX_WQEBBS || rq->nbb > vcx_sq_size(qp)) {
-        vcx_req_fail(s, qp, 1, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR, "bad DS count");
-        return VCX_STEP_STOP;
+        rq->nbb = 1;
+        return vcx_req_bad(rq, VCX_CQE_SYND_LOCAL_QP_OP_ERR, "bad DS count");
     }
     for (uint32_t i = 1; i < rq->nbb; i++) {
         if (vcx_qbuf_read(s, &qp->buf, vcx_sq_off(qp, index + i), w + i * VCX_SEND_WQEBB,
                           VCX_SEND_WQEBB) != MEMTX_OK) {
-            vcx_qp_catas(s, qp, "send WQE not readable");
-            return VCX_STEP_STOP;
+            rq->why = "send WQE not readable";
+            return VCX_DEC_CATAS;
         }
     }
     end = ds * VCX_WQE_DS;
+    rq->end = end;
     if (!vcx_op_valid(qp->st, rq->opcode)) {
-        vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
-                     "opcode not valid for the QP type");
-        return VCX_STEP_STOP;
+        return vcx_req_bad(rq, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
+                           "opcode not valid for the QP type");
     }
     rq->byte_cnt = 0;
-
     if (rq->opcode == VCX_OPCODE_UMR || qp->st == VCX_QP_ST_REG_UMR) {
-        /* Memory key registration / invalidation: executed here, nothing is sent. */
-        if (rq->opcode == VCX_OPCODE_NOP) {
-            return vcx_req_complete(s, qp, rq);
-        }
-        synd = vcx_mkey_umr(s, qp->pdn, qp->qpn, qp->st == VCX_QP_ST_REG_UMR, w, end, &why);
-        if (synd) {
-            vcx_req_fail(s, qp, rq->nbb, rq->opcode, synd, why);
-            return VCX_STEP_STOP;
-        }
-        return vcx_req_complete(s, qp, rq);
+        return VCX_DEC_LOCAL;       /* memory key registration / invalidation, or a NOP */
     }
 
     transport = qp->st == VCX_QP_ST_XRC ? IB_TRANSPORT_XRC :
@@ -658,11 +669,11 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
            vcx_gid_entry(s, vcx_get(path, VCX_ADS_SRC_ADDR_INDEX));
 
     if (vcx_qp_is_dgram(qp) && rq->opcode != VCX_OPCODE_NOP) {
-        const uint8_t *av = vcx_req_take_seg(s, qp, rq, &off, end, VCX_WQE_AV_SIZE,
+        const uint8_t *av = vcx_req_take_seg(rq, &off, end, VCX_WQE_AV_SIZE,
                                              "no datagram segment");
 
         if (!av) {
-            return VCX_STEP_STOP;
+            return VCX_DEC_FAIL;
         }
         pkt->qkey = vcx_get(av, VCX_WQE_AV_QKEY);
         if (pkt->qkey & 0x80000000u) {
@@ -676,9 +687,8 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
         pkt->av = av;
         sgid = vcx_gid_entry(s, vcx_get(av, VCX_WQE_AV_SGID_INDEX));
         if (!sgid) {
-            vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
-                         "address vector sgid_index names no RoCE address");
-            return VCX_STEP_STOP;
+            return vcx_req_bad(rq, VCX_CQE_SYND_LOCAL_QP_OP_ERR,
+                               "address vector sgid_index names no RoCE address");
         }
     }
     if (sgid) {
@@ -686,10 +696,9 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
     }
     if (qp->st == VCX_QP_ST_XRC && rq->opcode != VCX_OPCODE_NOP) {
         /* XRC initiator: the XRC segment (the remote XRC SRQ) follows the control one */
-        seg = vcx_req_take_seg(s, qp, rq, &off, end, VCX_WQE_XRC_SEG_SIZE,
-                               "no XRC segment");
+        seg = vcx_req_take_seg(rq, &off, end, VCX_WQE_XRC_SEG_SIZE, "no XRC segment");
         if (!seg) {
-            return VCX_STEP_STOP;
+            return VCX_DEC_FAIL;
         }
         pkt->xrc_srqn = vcx_get(seg, VCX_XRC_SEG_SRQN);
     }
@@ -700,20 +709,19 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
     case VCX_OPCODE_RDMA_READ:
     case VCX_OPCODE_ATOMIC_CS:
     case VCX_OPCODE_ATOMIC_FA:
-        seg = vcx_req_take_seg(s, qp, rq, &off, end, VCX_WQE_RADDR_SEG_SIZE,
+        seg = vcx_req_take_seg(rq, &off, end, VCX_WQE_RADDR_SEG_SIZE,
                                "no remote address segment");
         if (!seg) {
-            return VCX_STEP_STOP;
+            return VCX_DEC_FAIL;
         }
         pkt->va = vcx_get64(seg, VCX_WQE_RADDR_RADDR);
         pkt->rkey = vcx_get(seg, VCX_WQE_RADDR_RKEY);
         break;
     }
     if (rq->opcode == VCX_OPCODE_ATOMIC_CS || rq->opcode == VCX_OPCODE_ATOMIC_FA) {
-        seg = vcx_req_take_seg(s, qp, rq, &off, end, VCX_WQE_ATOMIC_SEG_SIZE,
-                               "no atomic segment");
+        seg = vcx_req_take_seg(rq, &off, end, VCX_WQE_ATOMIC_SEG_SIZE, "no atomic segment");
         if (!seg) {
-            return VCX_STEP_STOP;
+            return VCX_DEC_FAIL;
         }
         pkt->swap_add = vcx_get64(seg, VCX_WQE_ATOMIC_SWAP_ADD);
         pkt->compare = vcx_get64(seg, VCX_WQE_ATOMIC_COMPARE);
@@ -724,23 +732,21 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
     }
     synd = vcx_req_gather(s, qp, rq, off, end, access, &why);
     if (synd) {
-        vcx_req_fail(s, qp, rq->nbb, rq->opcode, synd, why);
-        return VCX_STEP_STOP;
+        return vcx_req_bad(rq, synd, why);
     }
     pkt->payload = &rq->sgl;
     pkt->len = rq->sgl.total;
     if (rq->sgl.total > (1ull << MIN(qp->log_msg_max ? qp->log_msg_max : VCX_LOG_MAX_MSG,
                                      VCX_LOG_MAX_MSG)) ||
         (vcx_qp_is_dgram(qp) && rq->sgl.total > mtu)) {
-        vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_LENGTH_ERR,
-                     "message longer than the maximum");
-        return VCX_STEP_STOP;
+        return vcx_req_bad(rq, VCX_CQE_SYND_LOCAL_LENGTH_ERR,
+                           "message longer than the maximum");
     }
     rq->byte_cnt = rq->sgl.total;
 
     switch (rq->opcode) {
     case VCX_OPCODE_NOP:
-        return vcx_req_complete(s, qp, rq);
+        return VCX_DEC_LOCAL;
     case VCX_OPCODE_SEND:
         pkt->opcode = transport | IB_OP_SEND_ONLY;
         break;
@@ -765,9 +771,8 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
     case VCX_OPCODE_ATOMIC_CS:
     case VCX_OPCODE_ATOMIC_FA:
         if (rq->sgl.total < VCX_ATOMIC_SIZE) {
-            vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_LENGTH_ERR,
-                         "atomic result buffer shorter than 8 bytes");
-            return VCX_STEP_STOP;
+            return vcx_req_bad(rq, VCX_CQE_SYND_LOCAL_LENGTH_ERR,
+                               "atomic result buffer shorter than 8 bytes");
         }
         pkt->opcode = transport | (rq->opcode == VCX_OPCODE_ATOMIC_CS ?
                                    IB_OP_COMPARE_SWAP : IB_OP_FETCH_ADD);
@@ -781,7 +786,41 @@ static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
         pkt->opcode == (transport | IB_OP_FETCH_ADD)) {
         pkt->npkts = 1;
     }
+    return VCX_DEC_MSG;
+}
 
+/*
+ * Decode the WQE at sq_ci and act on it: DONE for what completes locally (UMR, NOP),
+ * STOP when it failed, ANSWER when its message went to the responder (rq->ack) or opened
+ * the data phase (rq->x.active).
+ */
+static VcxStep vcx_req_begin(VcxState *s, VcxQp *qp, VcxReq *rq)
+{
+    const char *why = NULL;
+    uint8_t synd;
+
+    switch (vcx_req_decode(s, qp, rq, qp->sq_ci)) {
+    case VCX_DEC_CATAS:
+        vcx_qp_catas(s, qp, rq->why);
+        return VCX_STEP_STOP;
+    case VCX_DEC_FAIL:
+        vcx_req_fail(s, qp, rq->nbb, rq->opcode, rq->synd, rq->why);
+        return VCX_STEP_STOP;
+    case VCX_DEC_LOCAL:
+        if (rq->opcode == VCX_OPCODE_NOP) {
+            return vcx_req_complete(s, qp, rq);
+        }
+        /* Memory key registration / invalidation: executed here, nothing is sent. */
+        synd = vcx_mkey_umr(s, qp->pdn, qp->qpn, qp->st == VCX_QP_ST_REG_UMR, rq->wqe,
+                            rq->end, &why);
+        if (synd) {
+            vcx_req_fail(s, qp, rq->nbb, rq->opcode, synd, why);
+            return VCX_STEP_STOP;
+        }
+        return vcx_req_complete(s, qp, rq);
+    case VCX_DEC_MSG:
+        break;
+    }
     if (!vcx_xport_transmit(s, qp, rq)) {
         return VCX_STEP_STOP;
     }
@@ -1003,7 +1042,8 @@ static bool vcx_req_run(VcxState *s, VcxQp *qp, VcxBudget *b)
     if (qp->state == VCX_QP_STATE_ERR) {
         return vcx_flush_qp(s, qp, b);
     }
-    if (qp->state != VCX_QP_STATE_RTS || qp->no_sq || qp->rnr_wait) {
+    if (qp->state != VCX_QP_STATE_RTS || qp->no_sq ||
+        (qp->rnr_wait && !vcx_roce_win_busy(qp))) {
         return false;
     }
     if (vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_SEND, &pi) != MEMTX_OK) {
@@ -1018,6 +1058,10 @@ static bool vcx_req_run(VcxState *s, VcxQp *qp, VcxBudget *b)
         trace_vcx_err_qp(qp->qpn, "send counter beyond the queue size");
     }
     xs->fresh = false;
+    if (!rq->x.active && !rq->wire && vcx_roce_win_wants(s, qp)) {
+        /* an RC QP on the wire: its window of WQEs (roce/vcx-roce-req.c) */
+        return vcx_roce_win_run(s, qp, b) == VCX_WIN_MORE;
+    }
     while ((rq->x.active || qp->sq_ci != qp->sq_pi) && qp->state == VCX_QP_STATE_RTS) {
         VcxStep st;
 
@@ -1145,6 +1189,7 @@ void vcx_xport_qp_fini(VcxState *s, VcxQp *qp)
     }
     timer_free(qp->rnr_timer);
     qp->rnr_timer = NULL;
+    vcx_roce_win_free(qp);
     g_free(qp->xs);
     qp->xs = NULL;
 }

@@ -149,12 +149,19 @@ typedef struct VcxXfer {
     VcxSgl remote;              /* WRITE target / READ source: the rkey range */
 } VcxXfer;
 
-/* The WQE at sq_ci while it executes: it lives as long as its QP's incarnation. */
+/*
+ * A WQE decoded (vcx_req_decode): the one at sq_ci while it executes, or, for the RC wire
+ * requester, the one whose packets it sends. It lives as long as its QP's incarnation.
+ */
 typedef struct VcxReq {
     uint8_t wqe[VCX_SEND_WQE_MAX_WQEBBS * VCX_SEND_WQEBB];
+    uint16_t index;             /* its SQ position (WQEBB counter) */
     uint32_t nbb;
+    uint32_t end;               /* bytes of the WQE its DS count covers */
     uint8_t opcode;
     uint8_t fm_ce_se;
+    uint8_t synd;               /* VCX_DEC_FAIL: the CQE syndrome ... */
+    const char *why;            /* ... and why (also VCX_DEC_CATAS) */
     uint32_t byte_cnt;          /* for the requester CQE */
     VcxSgl sgl;
     VcxPkt pkt;
@@ -182,11 +189,20 @@ typedef struct VcxRx {
 struct VcxXportQp {
     VcxReq req;
     VcxRx rx;
-    VcxWireReq wreq;            /* the requester's message on the wire */
+    VcxWireReq wreq;            /* UC / UD: the requester's message on the wire */
+    VcxWireWin *win;            /* RC: the requester's window (allocated at first use) */
     VcxWireResp wresp;          /* the responder's side of the wire */
     uint32_t allow;             /* WQEs the SQ may still start since the last kick */
     bool fresh;                 /* the doorbell record was not read since the kick */
 };
+
+/* What vcx_req_decode() found at an SQ position. */
+typedef enum VcxDecode {
+    VCX_DEC_MSG,                /* a message to send (rq->pkt, rq->sgl) */
+    VCX_DEC_LOCAL,              /* executed by the device: UMR, NOP */
+    VCX_DEC_FAIL,               /* completes in error: rq->synd, rq->why */
+    VCX_DEC_CATAS,              /* not readable: the QP's catastrophic error */
+} VcxDecode;
 
 typedef enum VcxStep {
     VCX_STEP_DONE,              /* WQE completed, the SQ goes on */
@@ -226,6 +242,9 @@ void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
                        uint16_t index);
 uint32_t vcx_sq_size(VcxQp *qp);
 
+VcxDecode vcx_req_decode(VcxState *s, VcxQp *qp, VcxReq *rq, uint16_t index);
+void vcx_req_post_cqe(VcxState *s, VcxQp *qp, uint16_t index, uint8_t wqe_opcode,
+                      uint8_t fm_ce_se, uint32_t byte_cnt);
 int64_t vcx_rnr_ns(uint8_t t);
 void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op, uint8_t synd,
                   const char *why);
@@ -247,8 +266,19 @@ bool vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq);
 
 /* roce/vcx-roce-dev.c: the wire path */
 bool vcx_roce_route(VcxState *s, VcxQp *qp, const VcxPkt *pkt);
+bool vcx_roce_route_gid(VcxState *s, VcxQp *qp, const uint8_t *dgid);
 void vcx_roce_req_start(VcxState *s, VcxQp *qp, VcxReq *rq);
 VcxStep vcx_roce_req_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b);
+/* roce/vcx-roce-req.c: the RC window */
+typedef enum VcxWinStep {
+    VCX_WIN_IDLE,               /* nothing to do until an answer, a timer or a doorbell */
+    VCX_WIN_MORE,               /* the run's budget ended with work left */
+    VCX_WIN_STOP,               /* a WQE failed: the QP went to ERR */
+} VcxWinStep;
+bool vcx_roce_win_wants(VcxState *s, VcxQp *qp);
+bool vcx_roce_win_busy(const VcxQp *qp);
+VcxWinStep vcx_roce_win_run(VcxState *s, VcxQp *qp, VcxBudget *b);
+void vcx_roce_win_free(VcxQp *qp);
 void vcx_roce_qp_err(VcxState *s, VcxQp *qp);
 /* roce/vcx-roce-mcg.c: a UD message to a multicast GID, copied to the port's members */
 bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq);

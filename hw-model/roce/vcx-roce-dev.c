@@ -32,7 +32,12 @@
 #include "vcx-roce.h"
 #include "hw/vcx/trace.h"
 
-bool vcx_roce_route(VcxState *s, VcxQp *qp, const VcxPkt *pkt)
+/*
+ * Where a QP's message to GID dgid goes: the wire when the port has a netdev peer and
+ * dgid is none of the port's own RoCE addresses (RC, UC, UD and QP1; XRC stays on the
+ * port), otherwise the loopback engine.
+ */
+bool vcx_roce_route_gid(VcxState *s, VcxQp *qp, const uint8_t *dgid)
 {
     if (!s->nic || !qemu_get_queue(s->nic)->peer) {
         return false;
@@ -43,11 +48,16 @@ bool vcx_roce_route(VcxState *s, VcxQp *qp, const VcxPkt *pkt)
     for (uint32_t i = 0; i < VCX_GID_TABLE_SIZE; i++) {
         const uint8_t *e = vcx_gid_entry(s, i);
 
-        if (e && !memcmp(e + VCX_FLD_BYTE(VCX_GID_L3_ADDRESS), pkt->dgid, 16)) {
+        if (e && !memcmp(e + VCX_FLD_BYTE(VCX_GID_L3_ADDRESS), dgid, 16)) {
             return false;
         }
     }
     return true;
+}
+
+bool vcx_roce_route(VcxState *s, VcxQp *qp, const VcxPkt *pkt)
+{
+    return vcx_roce_route_gid(s, qp, pkt->dgid);
 }
 
 /*
@@ -213,7 +223,8 @@ static void vcx_roce_flush_acks(VcxState *s)
         }
         wr = &qp->xs->wresp;
         wr->ack_queued = false;
-        if (wr->ack_due && vcx_qp_receiving(qp)) {
+        /* behind READ responses still to send, it goes after them (vcx-roce-resp.c) */
+        if (wr->ack_due && vcx_qp_receiving(qp) && !wr->rd_active) {
             wr->ack_due = false;
             r->st.acks_sent++;
             vcx_roce_send_aeth(s, qp, VCX_AETH_ACK, wr->ack_psn);
@@ -414,11 +425,12 @@ void vcx_roce_qp_err(VcxState *s, VcxQp *qp)
 {
     VcxWireResp *wr = &qp->xs->wresp;
 
-    qp->xs->wreq.state = VCX_WREQ_IDLE;
+    vcx_roce_req_err(qp);
     qp->xs->req.wire = false;
     wr->in_msg = false;
     wr->rd_active = false;
     wr->ack_due = false;
+    wr->nak_due = false;
 }
 
 /*

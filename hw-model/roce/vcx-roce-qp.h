@@ -3,10 +3,8 @@
  * (vcx-xport.h). Everything here is plain data: other QPs are named by number and
  * incarnation, never by pointer (the engine's overview, top of vcx-xport.c).
  *
- * The requester keeps one message in flight per QP (the SQ waits for its ACK before the
- * next WQE starts). The state is keyed by PSN (first PSN, packets sent, packets
- * acknowledged), so a window of several outstanding messages can replace the single
- * VcxWireReq by a ring of them without changing the packet or ACK handling.
+ * The RC requester keeps a window of messages in flight (VcxWireWin); UC and UD send one
+ * WQE's packets at a time and complete it once they are sent (VcxWireReq).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -26,29 +24,68 @@ typedef struct VcxWireAddr {
     uint16_t sport;
 } VcxWireAddr;
 
-typedef enum VcxWireReqState {
-    VCX_WREQ_IDLE,              /* no wire message */
-    VCX_WREQ_SEND,              /* packets from 'next' still to send */
-    VCX_WREQ_WAIT,              /* all sent: waiting for the ACK (or the ACK timeout) */
-    VCX_WREQ_RNR,               /* RNR NAK: waiting for the RNR timer */
-    VCX_WREQ_DONE,              /* the answer is in the VcxReq's ack */
-} VcxWireReqState;
-
-/* The requester's message on the wire. */
+/* A UC or UD message on the wire: its packets, sent under the executor's budget. */
 typedef struct VcxWireReq {
-    uint8_t state;              /* VcxWireReqState */
-    bool reliable;              /* RC: ACKs expected */
-    bool read;                  /* RDMA READ: responses carry the data */
-    bool atomic;
-    bool reissued;              /* READ: re-requested from 'acked', until data resumes */
+    bool sending;               /* packets from 'next' still to send */
     uint32_t mtu;
     uint32_t first_psn;         /* PSN of the message's first packet */
-    uint32_t npkts;             /* PSNs the message spans (READ: its responses) */
+    uint32_t npkts;
     uint32_t next;              /* index of the next packet to send */
-    uint32_t acked;             /* packets acknowledged (READ: responses placed) */
-    uint32_t req_from;          /* READ: the response index the last request asked from */
     VcxWireAddr addr;
 } VcxWireReq;
+
+/*
+ * The RC requester's window (IBTA 9.7.1: PSNs in order, several requests outstanding).
+ * Limits: VCX_WIRE_WIN_MSGS WQEs outstanding, packets sent at most VCX_WIRE_WIN_PSNS
+ * PSNs past the first unacknowledged one (as Soft-RoCE's 128 unacknowledged PSNs; here
+ * 256, a 64 KiB message at MTU 256), and RDMA READs and atomics outstanding at most
+ * 2^log_sra_max (max_rd_atomic). A WQE is named by its SQ position and decoded again
+ * from the SQ when its packets are sent again: the SQ keeps a WQE until its CQE, as on a
+ * ConnectX, so the window holds no copy of the guest's WQEs.
+ */
+#define VCX_WIRE_WIN_MSGS       64u
+#define VCX_WIRE_WIN_PSNS       256u
+
+typedef enum VcxWireKind {
+    VCX_WMSG_DATA,              /* SEND or RDMA WRITE: done when ACKed */
+    VCX_WMSG_READ,              /* done when its last response is placed */
+    VCX_WMSG_ATOMIC,            /* done at its ATOMIC_ACKNOWLEDGE */
+    VCX_WMSG_LOCAL,             /* UMR or NOP, executed when it started: no PSN */
+} VcxWireKind;
+
+/* One WQE in the window, in SQ order. */
+typedef struct VcxWireMsg {
+    uint16_t index;             /* SQ position: its CQE's wqe_counter */
+    uint8_t nbb;                /* WQEBBs it takes */
+    uint8_t opcode;             /* WQE opcode, for its CQE */
+    uint8_t fm_ce_se;
+    uint8_t kind;               /* VcxWireKind */
+    uint8_t synd;               /* LOCAL: its error CQE syndrome, 0 if it succeeded */
+    uint32_t byte_cnt;
+    uint32_t first_psn;
+    uint32_t npkts;             /* PSNs it spans (READ: its responses; LOCAL: 0) */
+} VcxWireMsg;
+
+typedef struct VcxWireWin {
+    VcxWireMsg msg[VCX_WIRE_WIN_MSGS];
+    uint32_t head;              /* ring slot of the oldest WQE (the one at sq_ci) */
+    uint32_t n;                 /* WQEs in the window */
+    uint16_t sq_next;           /* SQ position of the next WQE to start */
+    uint32_t acked;             /* PSNs of the oldest acknowledged (READ: responses placed) */
+    uint32_t tx;                /* the WQE being sent, counted from head ... */
+    uint32_t tx_pkt;            /* ... and its next packet (READ: the response asked from) */
+    uint32_t psn_hi;            /* the PSN after the highest sent: answers are below it */
+    uint32_t rd_out;            /* READs and atomics in the window */
+    bool rnr;                   /* waiting for the RNR timer; nothing is sent meanwhile */
+    uint32_t rnr_psn;           /* ... the PSN the RNR NAK named */
+    bool timer;                 /* the QP's timer runs for the window (ACK or RNR) */
+    bool reissued;              /* a READ at head asked again, until its data resumes */
+    uint32_t req_from;          /* READ at head: the response the last request asked from */
+    bool tq_valid;              /* tq holds the WQE at msg[head + tx] */
+    bool hq_valid;              /* the QP's VcxReq holds the WQE at msg[head] */
+    VcxWireAddr addr;
+    struct VcxReq *tq;          /* the WQE whose packets are sent (vcx-xport.h) */
+} VcxWireWin;
 
 /* One READ or atomic request the responder accepted: its replay entry (IBTA 9.7.5.1.6). */
 typedef struct VcxWireRdEntry {
@@ -64,7 +101,11 @@ typedef struct VcxWireRdEntry {
     uint64_t orig;              /* atomic: the original value it returned */
 } VcxWireRdEntry;
 
-#define VCX_WIRE_RD_MAX         16u     /* replay entries (2^log_rra_max, capped) */
+/*
+ * Replay entries kept: the last 16 READs and atomics, at least the 2^log_rra_max
+ * (max_dest_rd_atomic, at most 16: VCX_LOG_MAX_RA) IBTA 9.7.5.1.6 asks for.
+ */
+#define VCX_WIRE_RD_MAX         16u
 
 /* The responder's side of the wire. */
 typedef struct VcxWireResp {
@@ -74,6 +115,9 @@ typedef struct VcxWireResp {
     bool ack_due;               /* an AckReq packet waits for its (coalesced) ACK */
     bool ack_queued;            /* on the device's list of ACKs to send */
     uint32_t ack_psn;
+    bool nak_due;               /* an RNR or sequence NAK held behind READ responses */
+    uint8_t nak_synd;
+    uint32_t nak_psn;
     uint64_t off;               /* payload bytes of the message placed so far */
     uint64_t wr_va;             /* WRITE: the RETH */
     uint32_t wr_rkey;

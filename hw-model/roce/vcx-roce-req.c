@@ -1,28 +1,41 @@
 /*
- * vcx: the RoCEv2 requester (IBTA vol 1 9.7.1 .. 9.7.6): the WQE's message cut into
- * packets at the path MTU (FIRST / MIDDLE / LAST / ONLY, RETH on the first, ImmDt or IETH
- * on the last, AckReq on the last of every RC request), sent under the executor's byte
- * budget, and the answers arriving from the wire:
- *   - ACK (AETH syndrome 000): packets up to its PSN acknowledged; the last one completes
- *     the message;
- *   - NAK PSN sequence error: go back to the NAK's PSN and send from there again, the
- *     payload read again from guest memory at that packet's offset; counts against
- *     retry_count as a timeout does (and so does a READ asked again, below); an ACK or
- *     READ response that moves the first unacknowledged PSN on is forward progress and
- *     gives the message its whole retry_count again (IBTA 9.7.6.1.3; rxe does the same);
+ * vcx: the RoCEv2 requester (IBTA vol 1 9.7.1 .. 9.7.6).
+ *
+ * UC and UD (vcx_roce_req_start, vcx_roce_req_run): the WQE's message cut into packets
+ * at the path MTU (UD: one packet), sent under the executor's byte budget; the WQE
+ * completes once its packets are sent, as on a real wire.
+ *
+ * RC: a window of WQEs outstanding (VcxWireWin, vcx-roce-qp.h), run by
+ * vcx_roce_win_run() in place of the executor's one-WQE-at-a-time loop:
+ *   - WQEs start in SQ order while the window has room: at most VCX_WIRE_WIN_MSGS WQEs,
+ *     packets at most VCX_WIRE_WIN_PSNS PSNs past the first unacknowledged one, and at
+ *     most 2^log_sra_max RDMA READs and atomics (max_rd_atomic). Each takes the next
+ *     PSNs (a READ as many as its responses); AckReq is set on the last packet of every
+ *     request and on every 64th packet of a long message, so ACKs open the window
+ *     before the message ends (Soft-RoCE asks as often);
+ *   - a UMR or NOP runs when it starts and completes in order with the rest; a WQE with
+ *     a fence waits for the window to be empty (initiator small fence: for the READs and
+ *     atomics before it); a WQE that fails before it is sent completes in error once it
+ *     is the oldest (completions stay in order), and nothing after it starts meanwhile;
+ *   - answers (IBTA 9.7.5.1): an ACK acknowledges every PSN up to its own; a NAK, a READ
+ *     response or an atomic ACK at a PSN acknowledges everything before it; a READ or
+ *     atomic whose answer is still missing when a later PSN is acknowledged is asked
+ *     again (an implied NAK, 9.7.5.1.2); WQEs complete in SQ order as they are done;
+ *   - NAK PSN sequence error: go back to its PSN and send from there, WQEs decoded again
+ *     from the SQ and payload read again from guest memory (go-back-N);
  *   - RNR NAK: wait the time of its timer field (table 45), then send from its PSN;
  *     rnr_retry times (7: for ever), then RNR_RETRY_EXC_ERR;
- *   - NAK invalid request / remote access / remote operational error: the WQE completes
- *     with that syndrome (vcx_req_answer);
- *   - the local ACK timeout (4.096 us << ack_timeout; 0: none, the requester waits for
- *     ever): send again from the first unacknowledged PSN, retry_count times, then
- *     TRANSPORT_RETRY_EXC_ERR;
- *   - READ responses: each in PSN order placed at (PSN - request PSN) * MTU of the local
- *     scatter list; a gap re-issues the READ from the first missing PSN (va and length
- *     moved on), whose responses may start with FIRST or, as the rest of the original
- *     READ, with MIDDLE; AtomicAckETH: the original value (vcx_req_answer writes it).
- * One message is in flight per QP (VcxWireReq, vcx-roce-qp.h explains the window that can
- * follow). UC and UD complete once their packets are sent, as on a real wire.
+ *   - NAK invalid request / remote access / remote operational error: the WQE at that
+ *     PSN completes with that error and the QP goes to ERR (the rest are flushed);
+ *   - the local ACK timeout (4.096 us << ack_timeout; 0: none) restarts at every step of
+ *     progress; when it expires, send again from the first unacknowledged PSN,
+ *     retry_count times, then TRANSPORT_RETRY_EXC_ERR;
+ *   - READ responses are placed at (PSN - request PSN) * MTU of the local list; a gap
+ *     asks again from the first missing response (va and length moved on), whose answer
+ *     may start with FIRST or, as the rest of the original READ, with MIDDLE;
+ *   - a timeout, a sequence NAK and a READ asked again each spend one of retry_count; an
+ *     answer that moves the first unacknowledged PSN on gives it all back (9.7.6.1.3;
+ *     Soft-RoCE does the same).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -31,6 +44,9 @@
 #include "qemu/main-loop.h"
 #include "vcx-roce.h"
 #include "hw/vcx/trace.h"
+
+#define VCX_WIRE_ACKREQ_EVERY   64u     /* packets of a message between two AckReq */
+#define VCX_PSN_HALF            0x800000u
 
 /* A cursor at byte off of a list. */
 static void vcx_sgl_seek(VcxSglCursor *c, const VcxSgl *l, uint64_t off)
@@ -45,77 +61,14 @@ static void vcx_sgl_seek(VcxSglCursor *c, const VcxSgl *l, uint64_t off)
     c->off = off;
 }
 
-static bool vcx_wire_timed(VcxQp *qp)
+static uint32_t vcx_psn_sub(uint32_t a, uint32_t b)
 {
-    return vcx_get(qp->qpc + VCX_QPC_PRI_PATH_AT, VCX_ADS_ACK_TIMEOUT) != 0;
+    return (a - b) & VCX_PSN_MASK;
 }
 
-/* The local ACK timer, (re)started for the message; without a timeout, wait for ever. */
-static void vcx_wire_arm(VcxQp *qp)
+static uint32_t vcx_path_mtu(const VcxQp *qp)
 {
-    uint32_t t = vcx_get(qp->qpc + VCX_QPC_PRI_PATH_AT, VCX_ADS_ACK_TIMEOUT);
-
-    qp->rnr_wait = true;
-    if (t) {
-        timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                                 (4096LL << MIN(t, 31u)));
-    }
-}
-
-/* The SQ goes on at once (an answer, or a NAK to act on). */
-static void vcx_wire_wake(VcxState *s, VcxQp *qp)
-{
-    qp->rnr_wait = false;
-    timer_del(qp->rnr_timer);
-    vcx_xport_kick(s, qp);
-}
-
-static void vcx_wire_done(VcxState *s, VcxQp *qp, VcxAckType type)
-{
-    qp->xs->req.ack.type = type;
-    qp->xs->wreq.state = VCX_WREQ_DONE;
-    trace_vcx_roce_req_done(qp->qpn, vcx_ack_names[type]);
-    vcx_wire_wake(s, qp);
-}
-
-static void vcx_wire_fail(VcxState *s, VcxQp *qp, uint8_t synd, const char *why)
-{
-    VcxReq *rq = &qp->xs->req;
-
-    qp->xs->wreq.state = VCX_WREQ_IDLE;
-    rq->wire = false;
-    vcx_req_fail(s, qp, rq->nbb, rq->opcode, synd, why);
-}
-
-void vcx_roce_req_start(VcxState *s, VcxQp *qp, VcxReq *rq)
-{
-    VcxWireReq *w = &qp->xs->wreq;
-    const VcxPkt *pkt = &rq->pkt;
-    uint8_t op = pkt->opcode & IB_OP_MASK;
-
-    memset(w, 0, sizeof(*w));
-    w->state = VCX_WREQ_SEND;
-    w->reliable = vcx_qp_reliable(qp);
-    w->read = op == IB_OP_READ_REQUEST;
-    w->atomic = op == IB_OP_COMPARE_SWAP || op == IB_OP_FETCH_ADD;
-    w->first_psn = pkt->psn;
-    if (vcx_qp_is_dgram(qp)) {
-        w->mtu = 4096;
-        w->npkts = 1;
-        vcx_roce_addr_av(s, qp, pkt->av, vcx_gid_entry(s, vcx_get(pkt->av,
-                                                                   VCX_WQE_AV_SGID_INDEX)),
-                         &w->addr);
-    } else {
-        w->mtu = 128u << MIN(MAX(qp->mtu, 1), 5);
-        w->npkts = MAX(DIV_ROUND_UP(MAX(pkt->len, pkt->dma_len), w->mtu), 1);
-        if (w->atomic) {
-            w->npkts = 1;
-        }
-        vcx_roce_addr_path(s, qp, &w->addr);
-        rq->pkt.npkts = w->npkts;       /* the PSNs vcx_req_answer() moves on by */
-    }
-    rq->wire = true;
-    trace_vcx_roce_req_start(qp->qpn, pkt->opcode, w->first_psn, w->npkts, pkt->len);
+    return 128u << MIN(MAX(qp->mtu, 1), 5);
 }
 
 /* The opcode of packet i of n of a SEND or WRITE whose ONLY opcode is only. */
@@ -147,166 +100,368 @@ static uint8_t vcx_wire_data_op(uint8_t only, uint32_t i, uint32_t n)
     }
 }
 
-/* Send packet i of the message; false if its payload could not be read (WQE failed). */
-static bool vcx_wire_send_pkt(VcxState *s, VcxQp *qp, VcxReq *rq, uint32_t i,
-                              VcxBudget *b)
+/*
+ * Packet i of n of the SEND or WRITE message rq decoded, at first_psn + i: its payload
+ * read from the gather list at i * mtu. False if the payload could not be read.
+ */
+static bool vcx_wire_send_data(VcxState *s, const VcxReq *rq, const VcxWireAddr *a,
+                               uint32_t first_psn, uint32_t i, uint32_t n, uint32_t mtu,
+                               bool reliable, VcxBudget *b)
 {
-    VcxWireReq *w = &qp->xs->wreq;
     const VcxPkt *m = &rq->pkt;
+    uint64_t off = (uint64_t)i * mtu;
     uint8_t buf[4096];
+    VcxSglCursor c;
     VcxRocePkt p = {
+        .opcode = vcx_wire_data_op(m->opcode, i, n),
         .pkey = VCX_DEFAULT_PKEY,
         .dqpn = m->dqpn,
-        .psn = (w->first_psn + i) & VCX_PSN_MASK,
-        .ackreq = w->reliable && i + 1 == w->npkts,
+        .psn = (first_psn + i) & VCX_PSN_MASK,
+        .ackreq = reliable && (i + 1 == n || (i + 1) % VCX_WIRE_ACKREQ_EVERY == 0),
+        .se = m->se && i + 1 == n,
         .qkey = m->qkey,
         .sqpn = m->sqpn,
         .imm = m->inv_rkey ? m->inv_rkey : m->imm,
+        .len = MIN(m->len - MIN(off, m->len), mtu),
+        .payload = buf,
     };
 
-    if (w->read) {
-        uint64_t off = (uint64_t)w->acked * w->mtu;
-
-        p.opcode = m->opcode;
-        w->req_from = w->acked;
-        p.psn = (w->first_psn + w->acked) & VCX_PSN_MASK;
-        p.ackreq = true;
-        p.va = m->va + off;
-        p.rkey = m->rkey;
-        p.dma_len = m->dma_len - off;
-    } else if (w->atomic) {
-        p.opcode = m->opcode;
-        p.ackreq = true;
+    if (i == 0) {
         p.va = m->va;
         p.rkey = m->rkey;
-        p.swap_add = m->swap_add;
-        p.compare = m->compare;
-    } else {
-        uint64_t off = (uint64_t)i * w->mtu;
-        VcxSglCursor c;
-
-        p.opcode = vcx_wire_data_op(m->opcode, i, w->npkts);
-        p.len = MIN(m->len - MIN(off, m->len), w->mtu);
-        p.se = m->se && i + 1 == w->npkts;
-        if (i == 0) {
-            p.va = m->va;
-            p.rkey = m->rkey;
-            p.dma_len = m->len;
-        }
-        vcx_sgl_seek(&c, &rq->sgl, off);
-        if (p.len && vcx_sgl_io(s, &c, buf, p.len, false) != MEMTX_OK) {
-            vcx_wire_fail(s, qp, VCX_CQE_SYND_LOCAL_PROT_ERR, "payload not readable");
-            return false;
-        }
-        p.payload = buf;
-        b->bytes -= MIN(b->bytes, p.len);
+        p.dma_len = m->len;
     }
-    vcx_roce_send(s, &w->addr, &p);
+    vcx_sgl_seek(&c, &rq->sgl, off);
+    if (p.len && vcx_sgl_io(s, &c, buf, p.len, false) != MEMTX_OK) {
+        return false;
+    }
+    vcx_roce_send(s, a, &p);
+    b->bytes -= MIN(b->bytes, MAX(p.len, 1u));
     return true;
+}
+
+/*
+ * UC and UD
+ */
+
+void vcx_roce_req_start(VcxState *s, VcxQp *qp, VcxReq *rq)
+{
+    VcxWireReq *w = &qp->xs->wreq;
+    const VcxPkt *pkt = &rq->pkt;
+
+    memset(w, 0, sizeof(*w));
+    w->sending = true;
+    w->first_psn = pkt->psn;
+    if (vcx_qp_is_dgram(qp)) {
+        w->mtu = 4096;
+        w->npkts = 1;
+        vcx_roce_addr_av(s, qp, pkt->av, vcx_gid_entry(s, vcx_get(pkt->av,
+                                                                   VCX_WQE_AV_SGID_INDEX)),
+                         &w->addr);
+    } else {
+        w->mtu = vcx_path_mtu(qp);
+        w->npkts = MAX(DIV_ROUND_UP(pkt->len, w->mtu), 1);
+        vcx_roce_addr_path(s, qp, &w->addr);
+        rq->pkt.npkts = w->npkts;       /* the PSNs vcx_req_answer() moves on by */
+    }
+    rq->wire = true;
+    trace_vcx_roce_req_start(qp->qpn, pkt->opcode, w->first_psn, w->npkts, pkt->len);
 }
 
 VcxStep vcx_roce_req_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b)
 {
     VcxWireReq *w = &qp->xs->wreq;
-    VcxRoceStats *st = &vcx_roce(s)->st;
 
-    for (int guard = 0; guard < 4; guard++) {
-        switch (w->state) {
-        case VCX_WREQ_SEND:
-            if (w->read || w->atomic) {
-                if (!vcx_wire_send_pkt(s, qp, rq, 0, b)) {
-                    return VCX_STEP_STOP;
-                }
-                w->next = w->npkts;
-            }
-            while (w->next < w->npkts) {
-                if (!b->bytes) {
-                    return VCX_STEP_MORE;
-                }
-                if (!vcx_wire_send_pkt(s, qp, rq, w->next, b)) {
-                    return VCX_STEP_STOP;
-                }
-                w->next++;
-            }
-            if (!w->reliable) {
-                w->state = VCX_WREQ_IDLE;
-                rq->wire = false;
-                rq->ack.type = VCX_ACK;
-                return VCX_STEP_ANSWER;
-            }
-            w->state = VCX_WREQ_WAIT;
-            vcx_wire_arm(qp);
-            return VCX_STEP_STOP;
-        case VCX_WREQ_WAIT:
-            if (qp->rnr_wait) {
-                return VCX_STEP_STOP;
-            }
-            /* the local ACK timer fired */
-            st->local_ack_timeout_err++;
-            vcx_qp_qc(s, qp, VCX_QC_LOCAL_ACK_TIMEOUT_ERR);
-            trace_vcx_roce_req_timeout(qp->qpn, w->first_psn + w->acked, qp->retry_left);
-            if (!qp->retry_left) {
-                vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
-                              "local ACK timeout, retries exhausted");
-                return VCX_STEP_STOP;
-            }
-            qp->retry_left--;
-            st->retransmits++;
-            w->next = w->acked;
-            w->state = VCX_WREQ_SEND;
-            break;
-        case VCX_WREQ_RNR:
-            if (qp->rnr_wait) {
-                return VCX_STEP_STOP;
-            }
-            st->retransmits++;
-            w->state = VCX_WREQ_SEND;
-            break;
-        case VCX_WREQ_DONE:
-            w->state = VCX_WREQ_IDLE;
+    while (w->sending && w->next < w->npkts) {
+        if (!b->bytes) {
+            return VCX_STEP_MORE;
+        }
+        if (!vcx_wire_send_data(s, rq, &w->addr, w->first_psn, w->next, w->npkts, w->mtu,
+                                false, b)) {
+            w->sending = false;
             rq->wire = false;
-            return VCX_STEP_ANSWER;
-        default:
-            rq->wire = false;
+            vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_PROT_ERR,
+                         "payload not readable");
             return VCX_STEP_STOP;
         }
+        w->next++;
     }
-    return VCX_STEP_STOP;
+    w->sending = false;
+    rq->wire = false;
+    rq->ack.type = VCX_ACK;
+    return VCX_STEP_ANSWER;
 }
 
-/* A READ response packet at index d of the message. */
-static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t d)
+/*
+ * RC: the window
+ */
+
+static VcxWireMsg *vcx_win_msg(VcxWireWin *w, uint32_t k)
 {
-    VcxWireReq *w = &qp->xs->wreq;
+    return &w->msg[(w->head + k) % VCX_WIRE_WIN_MSGS];
+}
+
+/* The first PSN not acknowledged. */
+static uint32_t vcx_win_una(VcxWireWin *w)
+{
+    return w->n ? (vcx_win_msg(w, 0)->first_psn + w->acked) & VCX_PSN_MASK : w->psn_hi;
+}
+
+bool vcx_roce_win_busy(const VcxQp *qp)
+{
+    return qp->xs->win && qp->xs->win->n;
+}
+
+/* An RC QP whose path leads off the port (or with WQEs still in its window). */
+bool vcx_roce_win_wants(VcxState *s, VcxQp *qp)
+{
+    if (qp->st != VCX_QP_ST_RC) {
+        return false;
+    }
+    return vcx_roce_win_busy(qp) ||
+           vcx_roce_route_gid(s, qp, qp->qpc + VCX_QPC_PRI_PATH_AT +
+                                     VCX_FLD_BYTE(VCX_ADS_RGID_RIP));
+}
+
+void vcx_roce_win_free(VcxQp *qp)
+{
+    VcxWireWin *w = qp->xs ? qp->xs->win : NULL;
+
+    if (w) {
+        g_free(w->tq);
+        g_free(w);
+        qp->xs->win = NULL;
+    }
+}
+
+/* The QP entered ERR: the window is gone (its WQEs are flushed from sq_ci on). */
+static void vcx_win_clear(VcxQp *qp)
+{
+    VcxWireWin *w = qp->xs->win;
+
+    if (w) {
+        w->n = 0;
+        w->timer = w->rnr = false;
+        w->tq_valid = w->hq_valid = false;
+    }
+}
+
+/* The local ACK timer, (re)started: progress was made or the first packet went out. */
+static void vcx_win_arm(VcxQp *qp, VcxWireWin *w)
+{
+    uint32_t t = vcx_get(qp->qpc + VCX_QPC_PRI_PATH_AT, VCX_ADS_ACK_TIMEOUT);
+
+    if (!t) {
+        return;                 /* no timeout: the requester waits for ever (IBTA) */
+    }
+    w->timer = true;
+    qp->rnr_wait = true;
+    timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + (4096LL << MIN(t, 31u)));
+}
+
+static void vcx_win_disarm(VcxQp *qp, VcxWireWin *w)
+{
+    w->timer = false;
+    qp->rnr_wait = false;
+    timer_del(qp->rnr_timer);
+}
+
+/* The WQE whose packets go out next, decoded from the SQ (again); NULL if it fails now. */
+static VcxReq *vcx_win_tq(VcxState *s, VcxQp *qp, VcxWireWin *w, const VcxWireMsg *m)
+{
+    if (w->tq_valid && w->tq->index == m->index) {
+        return w->tq;
+    }
+    w->tq_valid = vcx_req_decode(s, qp, w->tq, m->index) == VCX_DEC_MSG;
+    return w->tq_valid ? w->tq : NULL;
+}
+
+/* The oldest WQE decoded (a READ's scatter list, an atomic's result buffer). */
+static VcxReq *vcx_win_hq(VcxState *s, VcxQp *qp, VcxWireWin *w)
+{
+    const VcxWireMsg *m = vcx_win_msg(w, 0);
     VcxReq *rq = &qp->xs->req;
-    uint64_t off = (uint64_t)d * w->mtu;
-    uint32_t want = MIN(rq->pkt.dma_len - MIN(off, rq->pkt.dma_len), w->mtu);
-    bool last = d + 1 == w->npkts;
+
+    if (w->tq_valid && w->tq->index == m->index) {
+        return w->tq;
+    }
+    if (!(w->hq_valid && rq->index == m->index)) {
+        w->hq_valid = vcx_req_decode(s, qp, rq, m->index) == VCX_DEC_MSG;
+    }
+    return w->hq_valid ? rq : NULL;
+}
+
+/* The oldest WQE completes with an error CQE and the QP goes to ERR. */
+static void vcx_win_fail(VcxState *s, VcxQp *qp, VcxWireWin *w, uint8_t synd,
+                         const char *why)
+{
+    const VcxWireMsg *m = vcx_win_msg(w, 0);
+
+    trace_vcx_roce_req_done(qp->qpn, why);
+    vcx_req_fail(s, qp, m->nbb, m->opcode, synd, why);     /* clears the window */
+}
+
+/*
+ * Complete the oldest WQEs that are done, in SQ order; false if one of them failed (the
+ * QP is in ERR then).
+ */
+static bool vcx_win_retire(VcxState *s, VcxQp *qp, VcxWireWin *w)
+{
+    while (w->n) {
+        VcxWireMsg *m = vcx_win_msg(w, 0);
+
+        if (m->kind == VCX_WMSG_LOCAL && m->synd) {
+            vcx_win_fail(s, qp, w, m->synd, "memory key operation failed");
+            return false;
+        }
+        if (m->kind != VCX_WMSG_LOCAL && w->acked < m->npkts) {
+            break;
+        }
+        vcx_req_post_cqe(s, qp, m->index, m->opcode, m->fm_ce_se, m->byte_cnt);
+        qp->sq_ci += m->nbb;
+        if (m->kind == VCX_WMSG_READ || m->kind == VCX_WMSG_ATOMIC) {
+            w->rd_out--;
+        }
+        trace_vcx_roce_req_done(qp->qpn, "ACK");
+        w->head = (w->head + 1) % VCX_WIRE_WIN_MSGS;
+        w->n--;
+        w->acked = 0;
+        w->reissued = false;
+        w->req_from = 0;
+        w->hq_valid = false;
+        if (w->tx) {
+            w->tx--;
+        } else {
+            w->tx_pkt = 0;
+        }
+        /* the next WQE gets the whole of both retry counts, as each WQE does */
+        qp->retry_left = qp->retry_count;
+        qp->rnr_left = qp->rnr_retry;
+    }
+    if (!w->n) {
+        vcx_win_disarm(qp, w);
+        w->rnr = false;
+    }
+    return true;
+}
+
+/* Send again from PSN psn (in the window): the WQE holding it, from that packet. */
+static void vcx_win_goback(VcxWireWin *w, uint32_t psn)
+{
+    uint32_t k;
+
+    for (k = 0; k < w->n; k++) {
+        const VcxWireMsg *m = vcx_win_msg(w, k);
+
+        if (m->kind != VCX_WMSG_LOCAL && vcx_psn_sub(psn, m->first_psn) < m->npkts) {
+            break;
+        }
+    }
+    w->tx = k;
+    w->tx_pkt = k < w->n ? vcx_psn_sub(psn, vcx_win_msg(w, k)->first_psn) : 0;
+    if (k == 0 && vcx_win_msg(w, 0)->kind == VCX_WMSG_READ) {
+        w->tx_pkt = w->acked;           /* a READ asks from its first missing response */
+    }
+}
+
+/*
+ * The oldest WQE is a READ or atomic whose answer is missing although a later PSN was
+ * answered: ask again (an implied NAK, IBTA 9.7.5.1.2), once until data flows again.
+ * It spends one of retry_count. False if the retries were spent (the QP is in ERR).
+ */
+static bool vcx_win_implied_nak(VcxState *s, VcxQp *qp, VcxWireWin *w)
+{
+    if (w->reissued) {
+        return true;
+    }
+    vcx_roce(s)->st.implied_nak_seq_err++;
+    vcx_qp_qc(s, qp, VCX_QC_IMPLIED_NAK_SEQ_ERR);
+    if (!qp->retry_left) {
+        vcx_win_fail(s, qp, w, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
+                     "READ or atomic answer missing, retries exhausted");
+        return false;
+    }
+    qp->retry_left--;
+    vcx_roce(s)->st.retransmits++;
+    w->reissued = true;
+    vcx_win_goback(w, vcx_win_una(w));
+    trace_vcx_roce_req_resend(qp->qpn, vcx_win_una(w));
+    vcx_xport_kick(s, qp);
+    return true;
+}
+
+/*
+ * Every PSN before psn is acknowledged (an ACK of psn - 1, or what a NAK, READ response
+ * or atomic ACK at psn says of the PSNs before it): complete what that finishes. A READ
+ * or atomic before psn still without its answer is asked again. True if the oldest WQE
+ * then starts at psn or after it (or the window is empty); false otherwise, or if the QP
+ * went to ERR (check qp->state).
+ */
+static bool vcx_win_acked_before(VcxState *s, VcxQp *qp, VcxWireWin *w, uint32_t psn)
+{
+    uint32_t una0 = vcx_win_una(w);
+
+    while (w->n) {
+        VcxWireMsg *m = vcx_win_msg(w, 0);
+        uint32_t d = vcx_psn_sub(psn, m->first_psn);
+
+        if (m->kind == VCX_WMSG_LOCAL) {
+            if (!vcx_win_retire(s, qp, w)) {
+                return false;
+            }
+            continue;
+        }
+        if (d == 0 || d >= VCX_PSN_HALF) {
+            break;                              /* psn is at or before its first PSN */
+        }
+        if (m->kind != VCX_WMSG_DATA) {
+            vcx_win_implied_nak(s, qp, w);
+            return false;
+        }
+        if (d <= w->acked) {
+            break;
+        }
+        w->acked = MIN(d, m->npkts);
+        if (!vcx_win_retire(s, qp, w)) {
+            return false;
+        }
+        if (d < m->npkts) {
+            break;
+        }
+    }
+    if (vcx_win_una(w) != una0) {
+        qp->retry_left = qp->retry_count;       /* forward progress */
+        if (w->n && w->timer && !w->rnr) {
+            vcx_win_arm(qp, w);
+        }
+        vcx_xport_kick(s, qp);                  /* the window has room again */
+    }
+    return !w->n || vcx_psn_sub(vcx_win_una(w), psn) < VCX_PSN_HALF;
+}
+
+/* A READ response for the oldest WQE (a READ), d responses after its first PSN. */
+static void vcx_win_read_resp(VcxState *s, VcxQp *qp, VcxWireWin *w, const VcxRocePkt *p,
+                              uint32_t d)
+{
+    VcxWireMsg *m = vcx_win_msg(w, 0);
+    uint32_t mtu = vcx_path_mtu(qp);
+    VcxReq *rq = vcx_win_hq(s, qp, w);
+    uint64_t off = (uint64_t)d * mtu;
+    uint32_t want;
+    bool last = d + 1 == m->npkts;
     VcxSglCursor c;
 
+    if (!rq) {
+        vcx_win_fail(s, qp, w, VCX_CQE_SYND_LOCAL_QP_OP_ERR, "READ WQE changed in the SQ");
+        return;
+    }
+    want = MIN(rq->pkt.dma_len - MIN(off, rq->pkt.dma_len), mtu);
     if (d < w->acked) {
         trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "READ response already placed");
         return;
     }
     if (d > w->acked) {
-        /*
-         * A response missing: ask again from it, once until data flows again. The implied
-         * NAK is a retry like a PSN sequence NAK: it spends one of retry_count.
-         */
-        if (!w->reissued) {
-            vcx_roce(s)->st.implied_nak_seq_err++;
-            vcx_qp_qc(s, qp, VCX_QC_IMPLIED_NAK_SEQ_ERR);
-            if (!qp->retry_left) {
-                vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
-                              "READ responses missing, retries exhausted");
-                return;
-            }
-            qp->retry_left--;
-            vcx_roce(s)->st.retransmits++;      /* the READ request goes out again */
-            w->reissued = true;
-            w->state = VCX_WREQ_SEND;
-            vcx_wire_wake(s, qp);
-        }
+        vcx_win_implied_nak(s, qp, w);          /* a response missing: ask from it */
         return;
     }
     /*
@@ -326,121 +481,400 @@ static void vcx_wire_read_resp(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint
     qp->retry_left = qp->retry_count;           /* forward progress */
     vcx_sgl_seek(&c, &rq->sgl, off);
     if (p->len && vcx_sgl_io(s, &c, (uint8_t *)p->payload, p->len, true) != MEMTX_OK) {
-        vcx_wire_fail(s, qp, VCX_CQE_SYND_LOCAL_PROT_ERR, "read response not deliverable");
+        vcx_win_fail(s, qp, w, VCX_CQE_SYND_LOCAL_PROT_ERR, "read response not deliverable");
         return;
     }
     w->acked = d + 1;
     if (last) {
-        vcx_wire_done(s, qp, VCX_ACK);
-    } else if (vcx_wire_timed(qp)) {
-        vcx_wire_arm(qp);
+        vcx_win_retire(s, qp, w);
+        vcx_xport_kick(s, qp);
+    } else if (w->timer) {
+        vcx_win_arm(qp, w);
     }
 }
 
-/* An answer from the wire for the QP's message: ACK, NAK, READ response, atomic ACK. */
+/* The ATOMIC_ACKNOWLEDGE of the oldest WQE (an atomic): its original value, and done. */
+static void vcx_win_atomic_ack(VcxState *s, VcxQp *qp, VcxWireWin *w, const VcxRocePkt *p)
+{
+    VcxReq *rq = vcx_win_hq(s, qp, w);
+    VcxSglCursor dst;
+    uint8_t v[8];
+
+    if (!rq) {
+        vcx_win_fail(s, qp, w, VCX_CQE_SYND_LOCAL_QP_OP_ERR, "atomic WQE changed in the SQ");
+        return;
+    }
+    if (vcx_atomic_big_endian(s)) {
+        stq_be_p(v, p->orig);
+    } else {
+        stq_le_p(v, p->orig);
+    }
+    dst = (VcxSglCursor) { .sgl = &rq->sgl };
+    if (vcx_sgl_io(s, &dst, v, sizeof(v), true) != MEMTX_OK) {
+        vcx_win_fail(s, qp, w, VCX_CQE_SYND_LOCAL_PROT_ERR, "atomic result not writable");
+        return;
+    }
+    qp->retry_left = qp->retry_count;
+    w->acked = 1;
+    vcx_win_retire(s, qp, w);
+    vcx_xport_kick(s, qp);
+}
+
+/* The window's WQE k whose PSNs hold psn (READ: its responses), or w->n. */
+static uint32_t vcx_win_find(VcxWireWin *w, uint32_t psn)
+{
+    for (uint32_t k = 0; k < w->n; k++) {
+        const VcxWireMsg *m = vcx_win_msg(w, k);
+
+        if (m->kind != VCX_WMSG_LOCAL && vcx_psn_sub(psn, m->first_psn) < m->npkts) {
+            return k;
+        }
+    }
+    return w->n;
+}
+
+/* An answer from the wire: ACK, NAK, READ response, atomic ACK (IBTA 9.7.5.1). */
 void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
 {
-    VcxWireReq *w = &qp->xs->wreq;
-    VcxReq *rq = &qp->xs->req;
+    VcxWireWin *w = qp->xs->win;
     VcxRoceStats *st = &vcx_roce(s)->st;
-    uint32_t d;
+    uint32_t una, d, span, k;
 
-    if (qp->state != VCX_QP_STATE_RTS || !rq->wire ||
-        (w->state != VCX_WREQ_SEND && w->state != VCX_WREQ_WAIT)) {
+    if (qp->state != VCX_QP_STATE_RTS || !w || !w->n) {
         trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "no request waiting for an answer");
         return;
     }
-    d = (p->psn - w->first_psn) & VCX_PSN_MASK;
-    if (d >= w->npkts) {
-        trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "answer PSN outside the message");
-        return;
-    }
+    una = vcx_win_una(w);
+    d = vcx_psn_sub(p->psn, una);
+    span = vcx_psn_sub(w->psn_hi, una);
     if (p->flags & VCX_OPF_READ_RESP) {
-        if (!w->read) {
-            trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "READ response without a READ");
+        k = d < span ? vcx_win_find(w, p->psn) : w->n;
+        if (k == w->n || vcx_win_msg(w, k)->kind != VCX_WMSG_READ) {
+            trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "READ response without its READ");
             return;
         }
-        vcx_wire_read_resp(s, qp, p, d);
+        if (!vcx_win_acked_before(s, qp, w, vcx_win_msg(w, k)->first_psn) ||
+            qp->state != VCX_QP_STATE_RTS) {
+            return;
+        }
+        vcx_win_read_resp(s, qp, w, p, vcx_psn_sub(p->psn, vcx_win_msg(w, 0)->first_psn));
         return;
     }
-    if ((p->aeth_synd >> 5) && d > w->next) {
-        /* a NAK can only name a PSN sent, or the next one expected */
-        trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "NAK of a packet not sent");
+    if ((p->opcode & IB_OP_MASK) == IB_OP_ATOMIC_ACK) {
+        k = d < span ? vcx_win_find(w, p->psn) : w->n;
+        if (k == w->n || vcx_win_msg(w, k)->kind != VCX_WMSG_ATOMIC ||
+            (p->aeth_synd >> 5)) {
+            trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "atomic ACK without its atomic");
+            return;
+        }
+        if (vcx_win_acked_before(s, qp, w, p->psn) && qp->state == VCX_QP_STATE_RTS) {
+            vcx_win_atomic_ack(s, qp, w, p);
+        }
         return;
     }
     switch (p->aeth_synd >> 5) {
-    case 0:                                     /* ACK */
-        if ((p->opcode & IB_OP_MASK) == IB_OP_ATOMIC_ACK) {
-            if (!w->atomic) {
-                trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "atomic ACK without an atomic");
-                return;
-            }
-            rq->ack.atomic_orig = p->orig;
-            vcx_wire_done(s, qp, VCX_ACK);
+    case 0:                                     /* ACK: every PSN up to its own */
+        if (d >= span) {
+            trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "ACK of a PSN not outstanding");
             return;
         }
-        if (w->read || w->atomic || d >= w->next) {
-            trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "ACK of a packet not sent");
-            return;
-        }
-        if (d + 1 > w->acked) {
-            qp->retry_left = qp->retry_count;   /* forward progress */
-            w->acked = d + 1;
-        }
-        if (w->acked == w->npkts) {
-            vcx_wire_done(s, qp, VCX_ACK);
-        }
+        vcx_win_acked_before(s, qp, w, (p->psn + 1) & VCX_PSN_MASK);
         return;
     case 1:                                     /* RNR NAK */
+        if (d >= span) {
+            trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "RNR NAK of a PSN not sent");
+            return;
+        }
+        if (!vcx_win_acked_before(s, qp, w, p->psn) || qp->state != VCX_QP_STATE_RTS) {
+            return;
+        }
         st->rnr_nak_rcvd++;
         if (qp->rnr_retry != VCX_RNR_INFINITE && !qp->rnr_left) {
             st->rnr_nak_retry_err++;
             vcx_qp_qc(s, qp, VCX_QC_RNR_NAK_RETRY_ERR);
-            vcx_wire_fail(s, qp, VCX_CQE_SYND_RNR_RETRY_EXC_ERR, "RNR retries exhausted");
+            vcx_win_fail(s, qp, w, VCX_CQE_SYND_RNR_RETRY_EXC_ERR, "RNR retries exhausted");
             return;
         }
         if (qp->rnr_retry != VCX_RNR_INFINITE) {
             qp->rnr_left--;
         }
-        w->acked = w->next = d;
-        w->state = VCX_WREQ_RNR;
+        vcx_win_goback(w, p->psn);
+        w->rnr = true;
+        w->rnr_psn = p->psn;
+        w->timer = true;
         qp->rnr_wait = true;
         timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                                  vcx_rnr_ns(p->aeth_synd & 0x1f));
         trace_vcx_roce_req_rnr(qp->qpn, p->psn, p->aeth_synd & 0x1f);
         return;
     case 3:                                     /* NAK */
-        switch (p->aeth_synd & 0x1f) {
-        case 0:
+        /* a NAK names a PSN sent, or the one after the last sent (the one expected) */
+        if (d > span) {
+            trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "NAK of a packet not sent");
+            return;
+        }
+        if (!vcx_win_acked_before(s, qp, w, p->psn) || qp->state != VCX_QP_STATE_RTS ||
+            !w->n) {
+            return;
+        }
+        if ((p->aeth_synd & 0x1f) == 0) {       /* PSN sequence error */
+            if (w->rnr && p->psn == w->rnr_psn) {
+                return;                 /* the gap an RNR NAK already named: wait for it */
+            }
             st->packet_seq_err++;
             vcx_qp_qc(s, qp, VCX_QC_PACKET_SEQ_ERR);
             if (!qp->retry_left) {
-                vcx_wire_fail(s, qp, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
-                              "PSN sequence NAKs, retries exhausted");
+                vcx_win_fail(s, qp, w, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
+                             "PSN sequence NAKs, retries exhausted");
                 return;
             }
             qp->retry_left--;
             st->retransmits++;
-            w->acked = w->next = d;
-            w->state = VCX_WREQ_SEND;
+            vcx_win_goback(w, p->psn);
             trace_vcx_roce_req_resend(qp->qpn, p->psn);
-            vcx_wire_wake(s, qp);
+            vcx_xport_kick(s, qp);
             return;
-        case 1:
-            vcx_wire_done(s, qp, VCX_NAK_INV_REQ);
+        }
+        if (d == span) {
+            trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "NAK of a packet not sent");
             return;
+        }
+        switch (p->aeth_synd & 0x1f) {
         case 2:
-            vcx_wire_done(s, qp, VCX_NAK_REM_ACCESS);
+            vcx_win_fail(s, qp, w, VCX_CQE_SYND_REMOTE_ACCESS_ERR, "remote access NAK");
             return;
         case 3:
-            vcx_wire_done(s, qp, VCX_NAK_REM_OP);
+            vcx_win_fail(s, qp, w, VCX_CQE_SYND_REMOTE_OP_ERR, "remote operational NAK");
             return;
-        default:
-            vcx_wire_done(s, qp, VCX_NAK_INV_REQ);
+        default:                        /* 1, and the reserved codes: invalid request */
+            vcx_win_fail(s, qp, w, VCX_CQE_SYND_REMOTE_INVAL_REQ_ERR,
+                         "invalid request NAK");
             return;
         }
     default:
         trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "reserved AETH syndrome");
         return;
     }
+}
+
+/* Send the request packet at the window's cursor; false if the WQE failed (ERR). */
+static bool vcx_win_send(VcxState *s, VcxQp *qp, VcxWireWin *w, VcxWireMsg *m,
+                         VcxReq *rq, VcxBudget *b)
+{
+    uint32_t mtu = vcx_path_mtu(qp), i = w->tx_pkt;
+    const VcxPkt *pm = &rq->pkt;
+    uint32_t end;
+
+    if (m->kind == VCX_WMSG_DATA) {
+        if (!vcx_wire_send_data(s, rq, &w->addr, m->first_psn, i, m->npkts, mtu, true, b)) {
+            if (w->tx == 0) {
+                vcx_win_fail(s, qp, w, VCX_CQE_SYND_LOCAL_PROT_ERR, "payload not readable");
+                return false;
+            }
+            w->tx_pkt = m->npkts;       /* fails once it is the oldest, sent again */
+            return true;
+        }
+        w->tx_pkt++;
+        end = (m->first_psn + i + 1) & VCX_PSN_MASK;
+    } else {
+        uint64_t off = (uint64_t)i * mtu;
+        VcxRocePkt p = {
+            .opcode = pm->opcode, .pkey = VCX_DEFAULT_PKEY, .dqpn = pm->dqpn,
+            .psn = (m->first_psn + i) & VCX_PSN_MASK, .ackreq = true,
+            .va = pm->va + off, .rkey = pm->rkey,
+            .dma_len = pm->dma_len - MIN(off, pm->dma_len),
+            .swap_add = pm->swap_add, .compare = pm->compare,
+        };
+
+        if (w->tx == 0) {
+            w->req_from = i;
+        }
+        vcx_roce_send(s, &w->addr, &p);
+        b->bytes -= MIN(b->bytes, 1u);
+        w->tx_pkt = m->npkts;
+        end = (m->first_psn + m->npkts) & VCX_PSN_MASK;
+    }
+    if (vcx_psn_sub(end, w->psn_hi) < VCX_PSN_HALF) {
+        w->psn_hi = end;
+    }
+    if (!w->timer) {
+        vcx_win_arm(qp, w);
+    }
+    return true;
+}
+
+/*
+ * Start the WQE at sq_next: true if it joined the window; false if it must wait (window
+ * full, fence, max_rd_atomic, a WQE that fails while others are outstanding), or if it
+ * failed at once (*stop, the QP is in ERR).
+ */
+static bool vcx_win_start(VcxState *s, VcxQp *qp, VcxWireWin *w, bool *stop)
+{
+    VcxReq *rq = w->tq;
+    VcxDecode r = vcx_req_decode(s, qp, rq, w->sq_next);
+    uint8_t fm = rq->fm_ce_se & VCX_WQE_FM_MASK;
+    VcxWireMsg *m;
+    const char *why = NULL;
+
+    w->tq_valid = false;
+    if (r == VCX_DEC_FAIL || r == VCX_DEC_CATAS) {
+        if (w->n) {
+            return false;               /* it completes in order, when it is the oldest */
+        }
+        if (r == VCX_DEC_CATAS) {
+            vcx_qp_catas(s, qp, rq->why);
+        } else {
+            vcx_req_fail(s, qp, rq->nbb, rq->opcode, rq->synd, rq->why);
+        }
+        *stop = true;
+        return false;
+    }
+    if (w->n && fm && (fm != VCX_WQE_FM_INITIATOR_SMALL || w->rd_out)) {
+        return false;                   /* a fence: the WQEs before it complete first */
+    }
+    if (r == VCX_DEC_MSG && (rq->opcode == VCX_OPCODE_RDMA_READ ||
+                             rq->opcode == VCX_OPCODE_ATOMIC_CS ||
+                             rq->opcode == VCX_OPCODE_ATOMIC_FA) &&
+        w->rd_out >= (1u << qp->log_sra_max)) {
+        return false;                   /* max_rd_atomic READs and atomics outstanding */
+    }
+    m = vcx_win_msg(w, w->n);
+    *m = (VcxWireMsg) {
+        .index = w->sq_next, .nbb = rq->nbb, .opcode = rq->opcode,
+        .fm_ce_se = rq->fm_ce_se, .byte_cnt = rq->byte_cnt, .first_psn = qp->sq_psn,
+    };
+    if (r == VCX_DEC_LOCAL) {
+        m->kind = VCX_WMSG_LOCAL;
+        if (rq->opcode != VCX_OPCODE_NOP) {
+            m->synd = vcx_mkey_umr(s, qp->pdn, qp->qpn, qp->st == VCX_QP_ST_REG_UMR,
+                                   rq->wqe, rq->end, &why);
+        }
+    } else {
+        m->kind = rq->opcode == VCX_OPCODE_RDMA_READ ? VCX_WMSG_READ :
+                  (rq->opcode == VCX_OPCODE_ATOMIC_CS ||
+                   rq->opcode == VCX_OPCODE_ATOMIC_FA) ? VCX_WMSG_ATOMIC : VCX_WMSG_DATA;
+        /* PSNs at the path MTU: a READ takes as many as its responses, an atomic one */
+        m->npkts = m->kind == VCX_WMSG_ATOMIC ? 1 :
+                   MAX(DIV_ROUND_UP(MAX(rq->pkt.len, rq->pkt.dma_len), vcx_path_mtu(qp)), 1);
+        rq->pkt.npkts = m->npkts;
+        rq->pkt.psn = m->first_psn;
+        if (m->kind != VCX_WMSG_DATA) {
+            w->rd_out++;
+        }
+        w->tq_valid = true;
+        trace_vcx_roce_req_start(qp->qpn, rq->pkt.opcode, m->first_psn, m->npkts,
+                                 rq->pkt.len);
+    }
+    qp->sq_psn = (qp->sq_psn + m->npkts) & VCX_PSN_MASK;
+    w->sq_next += m->nbb;
+    w->n++;
+    return true;
+}
+
+/*
+ * Run the RC QP's window: timers that expired, packets to send (again), WQEs to start.
+ * qp->sq_pi was read from the doorbell record by the caller.
+ */
+VcxWinStep vcx_roce_win_run(VcxState *s, VcxQp *qp, VcxBudget *b)
+{
+    VcxXportQp *xs = qp->xs;
+    VcxRoceStats *st = &vcx_roce(s)->st;
+    VcxWireWin *w = xs->win;
+    bool stop = false;
+
+    if (!w) {
+        w = xs->win = g_new0(VcxWireWin, 1);
+        w->tq = g_new0(VcxReq, 1);
+    }
+    if (!w->n) {
+        /* a window starts afresh from sq_ci (the executor's other path may have run) */
+        memset(w->msg, 0, sizeof(w->msg));
+        w->head = w->tx = w->tx_pkt = w->acked = w->rd_out = 0;
+        w->sq_next = qp->sq_ci;
+        w->psn_hi = qp->sq_psn;
+        w->rnr = w->reissued = w->tq_valid = w->hq_valid = false;
+        w->req_from = 0;
+        vcx_win_disarm(qp, w);
+    }
+    vcx_roce_addr_path(s, qp, &w->addr);
+    if (w->timer && !qp->rnr_wait) {
+        w->timer = false;
+        if (w->rnr) {
+            w->rnr = false;             /* the RNR wait is over: send from its PSN */
+            st->retransmits++;
+        } else if (w->n && vcx_win_una(w) != w->psn_hi) {
+            st->local_ack_timeout_err++;
+            vcx_qp_qc(s, qp, VCX_QC_LOCAL_ACK_TIMEOUT_ERR);
+            trace_vcx_roce_req_timeout(qp->qpn, vcx_win_una(w), qp->retry_left);
+            if (!qp->retry_left) {
+                vcx_win_fail(s, qp, w, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
+                             "local ACK timeout, retries exhausted");
+                return VCX_WIN_STOP;
+            }
+            qp->retry_left--;
+            st->retransmits++;
+            vcx_win_goback(w, vcx_win_una(w));
+        }
+    }
+    if (w->rnr) {
+        return VCX_WIN_IDLE;
+    }
+    for (;;) {
+        if (w->tx < w->n) {
+            VcxWireMsg *m = vcx_win_msg(w, w->tx);
+            VcxReq *rq;
+
+            if (m->kind == VCX_WMSG_LOCAL || w->tx_pkt >= m->npkts) {
+                w->tx++;
+                w->tx_pkt = 0;
+                continue;
+            }
+            if (vcx_psn_sub((m->first_psn + w->tx_pkt) & VCX_PSN_MASK, vcx_win_una(w)) >=
+                VCX_WIRE_WIN_PSNS) {
+                break;                  /* the window is full: wait for ACKs */
+            }
+            if (!b->bytes || !b->wqes) {
+                return VCX_WIN_MORE;
+            }
+            rq = vcx_win_tq(s, qp, w, m);
+            if (!rq) {
+                if (w->tx == 0) {
+                    vcx_win_fail(s, qp, w, w->tq->synd ? w->tq->synd :
+                                 VCX_CQE_SYND_LOCAL_QP_OP_ERR,
+                                 "WQE no longer valid when sent again");
+                    return VCX_WIN_STOP;
+                }
+                break;                  /* it fails once it is the oldest */
+            }
+            if (!vcx_win_send(s, qp, w, m, rq, b)) {
+                return VCX_WIN_STOP;
+            }
+            continue;
+        }
+        if (w->sq_next == qp->sq_pi || !xs->allow || w->n == VCX_WIRE_WIN_MSGS) {
+            break;
+        }
+        if (!b->wqes || !b->bytes) {
+            return VCX_WIN_MORE;
+        }
+        if (!vcx_win_start(s, qp, w, &stop)) {
+            if (stop) {
+                return VCX_WIN_STOP;
+            }
+            break;
+        }
+        b->wqes--;
+        xs->allow--;
+        if (!vcx_win_retire(s, qp, w)) {        /* a UMR or NOP at the head */
+            return VCX_WIN_STOP;
+        }
+    }
+    return VCX_WIN_IDLE;
+}
+
+/* The QP entered ERR: its wire requester state ends (vcx-roce-dev.c). */
+void vcx_roce_req_err(VcxQp *qp)
+{
+    qp->xs->wreq.sending = false;
+    vcx_win_clear(qp);
 }

@@ -60,10 +60,37 @@ static void vcx_wire_msg(const VcxRocePkt *p, VcxQp *qp, uint64_t len, VcxPkt *m
     m->len = len;
 }
 
+/*
+ * A NAK. Responses leave in PSN order (IBTA 9.7.5.1): an RNR or sequence NAK for a
+ * request that came after READs still being answered waits until their responses are
+ * out (vcx_wire_resp_idle); sent now it would tell the requester those READs are done.
+ */
 static void vcx_wire_nak(VcxState *s, VcxQp *qp, uint8_t synd, uint32_t psn)
 {
+    VcxWireResp *wr = &qp->xs->wresp;
+
+    if (wr->rd_active && ((synd & 0xe0) == VCX_AETH_RNR || synd == VCX_AETH_NAK_SEQ)) {
+        wr->nak_due = true;
+        wr->nak_synd = synd;
+        wr->nak_psn = psn;
+        return;
+    }
     vcx_roce(s)->st.nak_sent++;
     vcx_roce_send_aeth(s, qp, synd, psn);
+}
+
+/* The READ responses are all out: the NAK or coalesced ACK held behind them goes. */
+static void vcx_wire_resp_idle(VcxState *s, VcxQp *qp)
+{
+    VcxWireResp *wr = &qp->xs->wresp;
+
+    if (wr->nak_due) {
+        wr->nak_due = false;
+        wr->ack_due = false;            /* the NAK acknowledges what came before it */
+        vcx_wire_nak(s, qp, wr->nak_synd, wr->nak_psn);
+    } else if (wr->ack_due) {
+        vcx_roce_queue_ack(s, qp);
+    }
 }
 
 /* A class C error (IBTA 9.9.3.1.3): NAK, then the QP to ERR. */
@@ -85,6 +112,7 @@ static void vcx_wire_accept(VcxState *s, VcxQp *qp, const VcxRocePkt *p, bool ac
 
     qp->rq_psn = (p->psn + 1) & VCX_PSN_MASK;
     wr->nak_sent = false;
+    wr->nak_due = false;
     if (ack && p->ackreq && vcx_qp_reliable(qp)) {
         wr->ack_due = true;
         wr->ack_psn = p->psn;
@@ -144,6 +172,31 @@ static void vcx_wire_ud(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     vcx_resp_end(s, qp, &m, &x, &ack);
 }
 
+/* READs and atomics taken whose responses have not all been sent. */
+static uint32_t vcx_wire_rd_pending(const VcxWireResp *wr)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < VCX_WIRE_RD_MAX; i++) {
+        n += wr->rd[i].valid && !wr->rd[i].answered;
+    }
+    return n;
+}
+
+/* The ATOMIC_ACKNOWLEDGE of replay entry e (first sent, or sent again for a duplicate). */
+static void vcx_wire_atomic_ack(VcxState *s, VcxQp *qp, const VcxWireRdEntry *e)
+{
+    VcxWireAddr a;
+    VcxRocePkt r = {
+        .opcode = IB_TRANSPORT_RC | IB_OP_ATOMIC_ACK, .pkey = VCX_DEFAULT_PKEY,
+        .dqpn = qp->remote_qpn, .psn = e->psn, .aeth_synd = VCX_AETH_ACK,
+        .msn = qp->msn, .orig = e->orig,
+    };
+
+    vcx_roce_addr_path(s, qp, &a);
+    vcx_roce_send(s, &a, &r);
+}
+
 /* A duplicate request (PSN behind the expected one). */
 static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
 {
@@ -175,15 +228,9 @@ static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
             continue;
         }
         if (e->atomic) {
-            VcxWireAddr a;
-            VcxRocePkt r = {
-                .opcode = IB_TRANSPORT_RC | IB_OP_ATOMIC_ACK, .pkey = VCX_DEFAULT_PKEY,
-                .dqpn = qp->remote_qpn, .psn = e->psn, .aeth_synd = VCX_AETH_ACK,
-                .msn = qp->msn, .orig = e->orig,
-            };
-
-            vcx_roce_addr_path(s, qp, &a);
-            vcx_roce_send(s, &a, &r);
+            if (e->answered) {
+                vcx_wire_atomic_ack(s, qp, e);
+            }                           /* else it is answered in its turn */
             return;
         }
         /* READ: answered again from this PSN, with the duplicate's own RETH */
@@ -237,10 +284,10 @@ static void vcx_wire_read(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
     VcxWireRdEntry *e;
     VcxMkey *mk;
 
-    if (wr->rd_active && (wr->rd_head - wr->rd_slot + VCX_WIRE_RD_MAX) % VCX_WIRE_RD_MAX ==
-                         VCX_WIRE_RD_MAX - 1) {
-        /* more READs outstanding than the replay cache holds: not taken, no answer */
-        trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "replay cache full");
+    if (vcx_wire_rd_pending(wr) >= (1u << MIN(qp->log_rra_max, VCX_LOG_MAX_RA))) {
+        /* more READs and atomics outstanding than max_dest_rd_atomic: an invalid request */
+        vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn,
+                       "more READs and atomics outstanding than log_rra_max allows");
         return;
     }
     if (p->dma_len && !vcx_resp_rkey(s, qp, rcv.pdn, &m, p->dma_len, VCX_ACC_REMOTE_READ,
@@ -258,6 +305,8 @@ static void vcx_wire_read(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
     qp->rq_psn = (p->psn + e->npkts) & VCX_PSN_MASK;
     qp->msn = (qp->msn + 1) & VCX_PSN_MASK;
     wr->nak_sent = false;
+    wr->nak_due = false;
+    wr->ack_due = false;                /* its responses acknowledge what came before */
     if (!wr->rd_active) {
         vcx_wire_rd_job(qp, e - wr->rd);
     }
@@ -272,12 +321,16 @@ static void vcx_wire_atomic(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     uint8_t v[8];
     uint64_t orig, val;
     VcxWireRdEntry *e;
-    VcxWireAddr a;
     VcxMkey *mk;
     bool big = vcx_atomic_big_endian(s);
 
     if (p->va & 7) {
         vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn, "atomic not 8-byte aligned");
+        return;
+    }
+    if (vcx_wire_rd_pending(wr) >= (1u << MIN(qp->log_rra_max, VCX_LOG_MAX_RA))) {
+        vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn,
+                       "more READs and atomics outstanding than log_rra_max allows");
         return;
     }
     if (!vcx_resp_rkey(s, qp, rcv.pdn, &m, 8, VCX_ACC_REMOTE_ATOMIC, qp->rae, &mk)) {
@@ -310,16 +363,12 @@ static void vcx_wire_atomic(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     }
     qp->msn = (qp->msn + 1) & VCX_PSN_MASK;
     vcx_wire_accept(s, qp, p, false);
-    {
-        VcxRocePkt r = {
-            .opcode = IB_TRANSPORT_RC | IB_OP_ATOMIC_ACK, .pkey = VCX_DEFAULT_PKEY,
-            .dqpn = qp->remote_qpn, .psn = p->psn, .aeth_synd = VCX_AETH_ACK,
-            .msn = qp->msn, .orig = orig,
-        };
-
-        vcx_roce_addr_path(s, qp, &a);
-        vcx_roce_send(s, &a, &r);
+    wr->ack_due = false;                /* its answer acknowledges what came before */
+    if (wr->rd_active) {
+        return;                         /* answered after the READ responses before it */
     }
+    e->answered = true;
+    vcx_wire_atomic_ack(s, qp, e);
 }
 
 /* SEND packets of RC and UC. */
@@ -632,26 +681,29 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
             wr->j_next++;
         }
         /*
-         * The next READ of the replay cache not answered yet, if one was taken after
-         * this one. READs answered before are not sent again unasked: after a duplicate
-         * the requester asks again for what it still misses (IBTA 9.7.5.1.6), and an
-         * unasked second answer crosses that request's.
+         * Then the oldest replay entry not answered yet: an atomic's ACK goes at once, a
+         * READ's responses next. READs answered before are not sent again unasked: after
+         * a duplicate the requester asks again for what it still misses (IBTA
+         * 9.7.5.1.6), and an unasked second answer crosses that request's.
          */
-        {
-            uint32_t nx = (wr->rd_slot + 1) % VCX_WIRE_RD_MAX;
+        wr->rd_active = false;
+        wr->rd[wr->rd_slot].answered = true;
+        for (uint32_t k = 0; k < VCX_WIRE_RD_MAX && !wr->rd_active; k++) {
+            VcxWireRdEntry *e = &wr->rd[(wr->rd_head + k) % VCX_WIRE_RD_MAX];
 
-            wr->rd_active = false;
-            wr->rd[wr->rd_slot].answered = true;
-            while (nx != wr->rd_head && wr->rd[nx].valid &&
-                   (wr->rd[nx].atomic || wr->rd[nx].answered)) {
-                nx = (nx + 1) % VCX_WIRE_RD_MAX;
+            if (!e->valid || e->answered) {
+                continue;
             }
-            if (nx != wr->rd_head && wr->rd[nx].valid &&
-                ((wr->rd[nx].psn - wr->rd[wr->rd_slot].psn) & VCX_PSN_MASK) < 0x800000 &&
-                wr->rd[nx].psn != wr->rd[wr->rd_slot].psn) {
-                vcx_wire_rd_job(qp, nx);
+            if (e->atomic) {
+                e->answered = true;
+                vcx_wire_atomic_ack(s, qp, e);
+            } else {
+                vcx_wire_rd_job(qp, (wr->rd_head + k) % VCX_WIRE_RD_MAX);
             }
         }
+    }
+    if (!wr->rd_active) {
+        vcx_wire_resp_idle(s, qp);
     }
     return wr->rd_active;
 }

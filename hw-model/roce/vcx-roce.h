@@ -177,6 +177,7 @@ void vcx_roce_send_aeth(VcxState *s, VcxQp *qp, uint8_t synd, uint32_t psn);
 
 /* vcx-roce-req.c */
 void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p);
+void vcx_roce_req_err(VcxQp *qp);
 /* (vcx_roce_req_start and vcx_roce_req_run are declared in vcx-xport.h) */
 
 /* vcx-roce-resp.c */

@@ -76,6 +76,7 @@
 #define VCX_WQE_FM_FENCE		(2u << 5)
 #define VCX_WQE_FM_STRONG_ORDERING	(3u << 5)
 #define VCX_WQE_FM_SMALL_AND_FENCE	(4u << 5)	/* what IBV_SEND_FENCE asks for */
+#define VCX_WQE_FM_MASK			(7u << 5)
 #define VCX_WQE_CE_ERROR_ONLY		(0u << 2)	/* CQE only if the WQE fails */
 #define VCX_WQE_CE_CQE			(2u << 2)	/* always a CQE (signaled) */
 #define VCX_WQE_CE_CQE_AND_EQE		(3u << 2)

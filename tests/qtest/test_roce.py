@@ -244,16 +244,16 @@ class Wire(Nic):
 
     def wire_qp(self, st, pd, cq, psn=0x100, rpsn=0x200, retry=7, ack_timeout=14,
                 min_rnr=5, mtu=MTU256, rnr_retry=7, counter=0, rgid=PEER_GID, path=(),
-                rts=True):
+                rts=True, log_sq=4, sra=2, rra=2):
         """A QP connected to the test's QP RQPN on the peer host (path rgid/rmac)."""
-        qp = self.create_qp(st, pd, cq, cq)
+        qp = self.create_qp(st, pd, cq, cq, log_sq=log_sq)
         f = [("rre", 1), ("rwe", 1), ("rae", 1)] if st == "RC" else [("rwe", 1)]
         f.append(("counter_set_id", counter))
         self.modify_raw("RST2INIT_QP", qp, f, ads=[("vhca_port_num", 1)])
         f = [("mtu", mtu), ("log_msg_max", 30), ("remote_qpn", RQPN),
              ("next_rcv_psn", rpsn)]
         if st == "RC":
-            f += [("log_rra_max", 2), ("min_rnr_nak", min_rnr)]
+            f += [("log_rra_max", rra), ("min_rnr_nak", min_rnr)]
         self.modify_raw("INIT2RTR_QP", qp, f,
                         ads=[("vhca_port_num", 1), ("hop_limit", 64)] + list(path),
                         rgid=rgid, rmac=PEER)
@@ -261,7 +261,7 @@ class Wire(Nic):
             return qp                   # a responder only (perftest's READ server)
         f = [("next_send_psn", psn)]
         if st == "RC":
-            f += [("retry_count", retry), ("rnr_retry", rnr_retry), ("log_sra_max", 2)]
+            f += [("retry_count", retry), ("rnr_retry", rnr_retry), ("log_sra_max", sra)]
         self.modify_raw("RTR2RTS_QP", qp, f, ads=[("ack_timeout", ack_timeout)])
         return qp
 

@@ -97,12 +97,14 @@ class Qp:
                            bswap64(struct.unpack(">Q", ctrl8)[0]))
 
     def post_send(self, opcode, segs=b"", ce=True, imm=0, se=False, ring=True,
-                  ds=None, raw=None):
-        """Build and post one WQE: control segment + segs (bytes). Returns its index."""
+                  ds=None, raw=None, fence=0):
+        """Build and post one WQE: control segment + segs (bytes). Returns its index.
+        fence: the control segment's fence mode (fm, bits 7:5 of fm_ce_se)."""
         body = bytes(segs)
         nds = (16 + len(body)) // 16 if ds is None else ds
         wqe = bytearray(16 + len(body))
         fm = (P["VCX_WQE_CE_CQE"] if ce else 0) | (P["VCX_WQE_SE_SOLICITED"] if se else 0)
+        fm |= (fence & 7) << 5
         struct.pack_into(">IIBBBBI", wqe, 0, (self.sq_pi & 0xffff) << 8 | opcode,
                          self.qpn << 8 | (nds & 0x3f), 0, 0, 0, fm, imm)
         wqe[16:] = body
