@@ -91,7 +91,8 @@ typedef struct VcxWireWin {
 typedef struct VcxWireRdEntry {
     bool valid;
     bool atomic;
-    bool answered;              /* READ: its responses were sent once (the chain skips it) */
+    bool answered;              /* its responses were all sent (the chain skips it) */
+    bool sent;                  /* ... at least once: no longer counts against rra_max */
     uint32_t psn;               /* first PSN of the request */
     uint32_t npkts;             /* PSNs its responses take */
     uint64_t va;
@@ -99,6 +100,12 @@ typedef struct VcxWireRdEntry {
     uint32_t len;
     uint32_t pdn;
     uint64_t orig;              /* atomic: the original value it returned */
+    /* READ: where its (next) answer starts: the request, or a duplicate of it */
+    uint32_t rp_psn;
+    uint64_t rp_va;
+    uint32_t rp_rkey;
+    uint32_t rp_len;
+    uint32_t rp_npkts;
 } VcxWireRdEntry;
 
 /*

@@ -172,13 +172,16 @@ static void vcx_wire_ud(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     vcx_resp_end(s, qp, &m, &x, &ack);
 }
 
-/* READs and atomics taken whose responses have not all been sent. */
+/*
+ * READs and atomics taken whose responses have not all been sent once. A duplicate
+ * answered again does not count: its requester may hold it done already.
+ */
 static uint32_t vcx_wire_rd_pending(const VcxWireResp *wr)
 {
     uint32_t n = 0;
 
     for (uint32_t i = 0; i < VCX_WIRE_RD_MAX; i++) {
-        n += wr->rd[i].valid && !wr->rd[i].answered;
+        n += wr->rd[i].valid && !wr->rd[i].sent;
     }
     return n;
 }
@@ -196,6 +199,31 @@ static void vcx_wire_atomic_ack(VcxState *s, VcxQp *qp, const VcxWireRdEntry *e)
     vcx_roce_addr_path(s, qp, &a);
     vcx_roce_send(s, &a, &r);
 }
+
+static uint32_t vcx_resp_mtu(const VcxQp *qp)
+{
+    return 128u << MIN(MAX(qp->mtu, 1), 5);
+}
+
+/* How old replay entry i is: 0 for the oldest kept. */
+static uint32_t vcx_wire_rd_age(const VcxWireResp *wr, uint32_t i)
+{
+    return (i + VCX_WIRE_RD_MAX - wr->rd_head) % VCX_WIRE_RD_MAX;
+}
+
+/* Entry e is to be answered (again) from psn, with this RETH. */
+static void vcx_wire_rd_replay(VcxWireRdEntry *e, uint32_t psn, uint64_t va, uint32_t rkey,
+                               uint32_t len, uint32_t mtu)
+{
+    e->answered = false;
+    e->rp_psn = psn & VCX_PSN_MASK;
+    e->rp_va = va;
+    e->rp_rkey = rkey;
+    e->rp_len = len;
+    e->rp_npkts = MAX(DIV_ROUND_UP(len, mtu), 1);
+}
+
+static void vcx_wire_rd_job(VcxQp *qp, uint32_t i);
 
 /* A duplicate request (PSN behind the expected one). */
 static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
@@ -233,23 +261,36 @@ static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
             }                           /* else it is answered in its turn */
             return;
         }
-        /* READ: answered again from this PSN, with the duplicate's own RETH */
-        wr->rd_active = true;
-        wr->rd_slot = i;
-        wr->j_psn = p->psn;
-        wr->j_va = p->va;
-        wr->j_rkey = p->rkey;
-        wr->j_len = p->dma_len;
-        wr->j_pdn = e->pdn;
-        wr->j_npkts = MAX(DIV_ROUND_UP(p->dma_len, 128u << MIN(MAX(qp->mtu, 1), 5)), 1);
-        wr->j_next = 0;
-        vcx_roce_queue_read(s, qp);
+        /*
+         * READ: answered again from this PSN, with the duplicate's own RETH, in its turn:
+         * a requester going back sends its READs again in PSN order, and each one's
+         * responses must follow the one before. One older than the READ being answered
+         * goes first; the one being answered resumes after it where it stopped.
+         */
+        vcx_wire_rd_replay(e, p->psn, p->va, p->rkey, p->dma_len, vcx_resp_mtu(qp));
+        if (!wr->rd_active) {
+            vcx_wire_rd_job(qp, i);
+            vcx_roce_queue_read(s, qp);
+        } else if (vcx_wire_rd_age(wr, i) < vcx_wire_rd_age(wr, wr->rd_slot)) {
+            VcxWireRdEntry *c = &wr->rd[wr->rd_slot];
+            uint32_t done = wr->j_next;
+
+            if (done < wr->j_npkts) {
+                vcx_wire_rd_replay(c, wr->j_psn + done,
+                                   wr->j_va + (uint64_t)done * vcx_resp_mtu(qp), wr->j_rkey,
+                                   wr->j_len - MIN((uint64_t)done * vcx_resp_mtu(qp),
+                                                   wr->j_len), vcx_resp_mtu(qp));
+            } else {
+                c->answered = c->sent = true;
+            }
+            vcx_wire_rd_job(qp, i);
+        }
         return;
     }
     trace_vcx_roce_rx_drop(p->opcode, p->dqpn, "duplicate not in the replay cache");
 }
 
-/* Start answering replay entry i from its beginning. */
+/* Start answering replay entry i from its answer point (rp_*). */
 static void vcx_wire_rd_job(VcxQp *qp, uint32_t i)
 {
     VcxWireResp *wr = &qp->xs->wresp;
@@ -257,12 +298,12 @@ static void vcx_wire_rd_job(VcxQp *qp, uint32_t i)
 
     wr->rd_active = true;
     wr->rd_slot = i % VCX_WIRE_RD_MAX;
-    wr->j_psn = e->psn;
-    wr->j_va = e->va;
-    wr->j_rkey = e->rkey;
-    wr->j_len = e->len;
+    wr->j_psn = e->rp_psn;
+    wr->j_va = e->rp_va;
+    wr->j_rkey = e->rp_rkey;
+    wr->j_len = e->rp_len;
     wr->j_pdn = e->pdn;
-    wr->j_npkts = e->npkts;
+    wr->j_npkts = e->rp_npkts;
     wr->j_next = 0;
 }
 
@@ -302,6 +343,7 @@ static void vcx_wire_read(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
     e->rkey = p->rkey;
     e->len = p->dma_len;
     e->pdn = rcv.pdn;
+    vcx_wire_rd_replay(e, p->psn, p->va, p->rkey, p->dma_len, mtu);
     qp->rq_psn = (p->psn + e->npkts) & VCX_PSN_MASK;
     qp->msn = (qp->msn + 1) & VCX_PSN_MASK;
     wr->nak_sent = false;
@@ -367,7 +409,7 @@ static void vcx_wire_atomic(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     if (wr->rd_active) {
         return;                         /* answered after the READ responses before it */
     }
-    e->answered = true;
+    e->answered = e->sent = true;
     vcx_wire_atomic_ack(s, qp, e);
 }
 
@@ -687,7 +729,7 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
          * 9.7.5.1.6), and an unasked second answer crosses that request's.
          */
         wr->rd_active = false;
-        wr->rd[wr->rd_slot].answered = true;
+        wr->rd[wr->rd_slot].answered = wr->rd[wr->rd_slot].sent = true;
         for (uint32_t k = 0; k < VCX_WIRE_RD_MAX && !wr->rd_active; k++) {
             VcxWireRdEntry *e = &wr->rd[(wr->rd_head + k) % VCX_WIRE_RD_MAX];
 
@@ -695,7 +737,7 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
                 continue;
             }
             if (e->atomic) {
-                e->answered = true;
+                e->answered = e->sent = true;
                 vcx_wire_atomic_ack(s, qp, e);
             } else {
                 vcx_wire_rd_job(qp, (wr->rd_head + k) % VCX_WIRE_RD_MAX);

@@ -17,8 +17,9 @@ host (test_roce.py's encoder, decoder and Wire device):
   - at most 64 WQEs in flight, and 256 PSNs past the first unacknowledged one, with an
     AckReq on every 64th packet of a long message;
   - the responder: responses leave in PSN order (an ACK and an ATOMIC_ACKNOWLEDGE after
-    the responses of a READ before them), and more READs than 2^log_rra_max outstanding
-    is an invalid request (NAK, QP to ERR)."""
+    the responses of a READ before them; duplicate READs each answered whole, in order),
+    and more READs than 2^log_rra_max outstanding is an invalid request (NAK, QP to
+    ERR)."""
 import os
 import socket
 import struct
@@ -268,6 +269,28 @@ def case_resp_order(v):
     t.eq(struct.unpack("<Q", v.qt.memread(buf + 0x2000, 8))[0], 6, "the atomic ran once")
 
 
+def case_dup_reads(v):
+    """A requester going back sends its READs again in PSN order: each is answered whole,
+    in that order; a later duplicate does not cut short the answer of an earlier one."""
+    pd, buf, key, cq = setup(v)
+    big = v.alloc(1 << 20)
+    bkey = v.create_mkey(pd, big, 1 << 20)
+    v.qt.memwrite(big, pattern(1 << 20, 3))
+    qp = v.wire_qp("RC", pd, cq, mtu=MTU4096)
+    big_rx(v)
+    half = 512 * 1024
+    v.inject(frame(0x0c, qp.qpn, 0x200, ext=reth(big, bkey, half), ackreq=True))
+    v.inject(frame(0x0c, qp.qpn, 0x280, ext=reth(big + half, bkey, half), ackreq=True))
+    t.eq(len(v.out(256, timeout=2.0)), 256, "two READs of 512 KiB: 256 responses")
+    for psn, off in ((0x200, 0), (0x280, half)):
+        v.sock.send(frame(0x0c, qp.qpn, psn, ext=reth(big + off, bkey, half), ackreq=True))
+    fr = v.out(257, timeout=2.0)
+    t.eq([d["psn"] for d in fr], list(range(0x200, 0x300)),
+         "both duplicates answered whole, in PSN order")
+    t.eq(b"".join(d["payload"] for d in fr), v.qt.memread(big, 1 << 20),
+         "with the bytes of their ranges")
+
+
 def case_rra_limit(v):
     pd, buf, key, cq = setup(v)
     big = v.alloc(1 << 20)
@@ -293,6 +316,7 @@ def main():
                          ("fence and errors", case_fence_and_errors),
                          ("window limits", case_limits),
                          ("responder order", case_resp_order),
+                         ("duplicate READs", case_dup_reads),
                          ("max_dest_rd_atomic", case_rra_limit)):
             run_isolated(t, name, lambda fn=fn: fn(v))
         t.ok(v.qt.alive(), "QEMU alive at the end")
