@@ -235,11 +235,19 @@ static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     trace_vcx_roce_resp_dup(qp->qpn, p->psn, qp->rq_psn);
     if (p->flags & (VCX_OPF_SEND | VCX_OPF_WRITE)) {
         /*
-         * Acknowledged again with its own PSN, not delivered again. Not with the last PSN
-         * received: that may be a PSN of a READ's responses, and an ACK of it tells the
-         * requester the READ is done whether its response arrived or not. An ACK already
-         * due for a later SEND / WRITE packet goes out instead (it covers this one).
+         * Not delivered again; acknowledged again with its own PSN if it asks for an ACK
+         * (AckReq). Not with the last PSN received: that may be a PSN of a READ's
+         * responses, and an ACK of it tells the requester the READ is done whether its
+         * response arrived or not. Not for a packet without AckReq: an ACK of the middle
+         * of a message the requester is sending again is one it did not ask for, and
+         * Soft-RoCE then resends the rest of that message as a new one (a zero-length
+         * SEND_ONLY at the acknowledged PSN, then FIRST), which the responder must refuse
+         * as out of sequence. An ACK already due for a later SEND / WRITE packet goes out
+         * instead (it covers this one).
          */
+        if (!p->ackreq) {
+            return;
+        }
         if (!wr->ack_due ||
             ((p->psn - wr->ack_psn) & VCX_PSN_MASK) < 0x800000) {
             wr->ack_psn = p->psn;

@@ -291,6 +291,26 @@ def case_dup_reads(v):
          "with the bytes of their ranges")
 
 
+def case_dup_no_ackreq(v):
+    """Duplicates of a message sent again are ACKed only where the requester asks for it
+    (AckReq): an ACK of the middle of a message makes Soft-RoCE cut the message in two."""
+    pd, buf, key, cq = setup(v)
+    qp = v.wire_qp("RC", pd, cq)
+    qp.post_recv([(buf, 1024, key)])
+    msg = pattern(600, 8)
+    pkts = [(0x00, msg[:256], False), (0x01, msg[256:512], False), (0x02, msg[512:], True)]
+    for i, (op, part, ack) in enumerate(pkts):
+        v.inject(frame(op, qp.qpn, 0x200 + i, part, ackreq=ack))
+    t.eq(names(v.out(2, timeout=0.5)), [("ACKNOWLEDGE", 0x202)], "a SEND of 3 packets: ACK")
+    dup0 = v.counter("duplicate_request")
+    for i, (op, part, ack) in enumerate(pkts):
+        v.inject(frame(op, qp.qpn, 0x200 + i, part, ackreq=ack))
+    t.eq(names(v.out(3, timeout=0.5)), [("ACKNOWLEDGE", 0x202)],
+         "the same packets again: one ACK, for the AckReq packet only")
+    t.eq(v.counter("duplicate_request"), dup0 + 3, "three duplicates counted")
+    t.eq(len(cqes(cq)), 1, "delivered once")
+
+
 def case_rra_limit(v):
     pd, buf, key, cq = setup(v)
     big = v.alloc(1 << 20)
@@ -317,6 +337,7 @@ def main():
                          ("window limits", case_limits),
                          ("responder order", case_resp_order),
                          ("duplicate READs", case_dup_reads),
+                         ("duplicates without AckReq", case_dup_no_ackreq),
                          ("max_dest_rd_atomic", case_rra_limit)):
             run_isolated(t, name, lambda fn=fn: fn(v))
         t.ok(v.qt.alive(), "QEMU alive at the end")
