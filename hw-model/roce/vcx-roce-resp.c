@@ -60,9 +60,13 @@ static void vcx_wire_msg(const VcxRocePkt *p, VcxQp *qp, uint64_t len, VcxPkt *m
     m->len = len;
 }
 
+/* Every NAK the responder sends; a remote access error one in resp_remote_access_errors. */
 static void vcx_wire_nak(VcxState *s, VcxQp *qp, uint8_t synd, uint32_t psn)
 {
     vcx_roce(s)->st.nak_sent++;
+    if (synd == VCX_AETH_NAK_REM_ACCESS) {
+        vcx_qp_qc(s, qp, VCX_QC_RESP_REMOTE_ACCESS_ERRORS);
+    }
     vcx_roce_send_aeth(s, qp, synd, psn);
 }
 
