@@ -255,7 +255,8 @@ rdma('statistic', 'qp', 'bind', 'link', LINK, 'lqpn', str(x.qp_num))
 cx = counter_of(x.qp_num)
 if cx is None:
     fail('QP %d bound in RTS: no counter' % x.qp_num)
-rdma('statistic', 'qp', 'bind', 'link', LINK, 'cntn', str(cx['cntn']), 'lqpn', str(y.qp_num))
+# bind takes the QP before the counter (rdma-statistic(8): OBJECT-ID, then COUNTER-ID)
+rdma('statistic', 'qp', 'bind', 'link', LINK, 'lqpn', str(y.qp_num), 'cntn', str(cx['cntn']))
 c = counter_of(y.qp_num)
 if c is None or c['cntn'] != cx['cntn']:
     fail('QP %d not bound to counter %d: %s' % (y.qp_num, cx['cntn'], c))
