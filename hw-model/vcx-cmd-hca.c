@@ -140,10 +140,13 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(MODIFY_RQ_COUNTER_SET_ID, 1, 1),
     /* a QP's counter_set_id changed in RTS (opt_param COUNTER_SET_ID, vcx-qp.c) */
     GEN(RTS2RTS_QP_COUNTERS_SET_ID, 1, 1),
-    /* the RDMA fields of the Q counters the RoCEv2 engine counts (roce/); not the
-     * enhanced error (CQE error) fields, which read 0 */
+    /* the RDMA fields of the Q counters the transport engines count (vcx-resp.c, roce/);
+     * enhanced_error_q_counters: every field of mlx5_ib's extended error group, the error
+     * CQEs and error NAKs of both sides (vcx_req_fail, vcx_post_resp_err, vcx-flush.c,
+     * the remote access NAKs of vcx-resp.c and roce/vcx-roce-resp.c) */
     GEN(OUT_OF_SEQ_CNT, 1, 1),
     GEN(RETRANSMISSION_Q_COUNTERS, 1, 1),
+    GEN(ENHANCED_ERROR_Q_COUNTERS, 1, 1),
     GEN(LOG_MAX_CURRENT_UC_LIST, VCX_NIC_LOG_UC_LIST, VCX_NIC_LOG_UC_LIST),
     GEN(LOG_MAX_CURRENT_MC_LIST, VCX_NIC_LOG_MC_LIST, VCX_NIC_LOG_MC_LIST),
     /* what vcx-xport.c executes: 8-byte CS and FA on RC and XRC QPs, no DC */

@@ -14,7 +14,9 @@
 #include "trace.h"
 
 /*
- * Flush: every outstanding WQE of a QP in ERR completes with WR_FLUSH_ERR.
+ * Flush: every outstanding WQE of a QP in ERR completes with WR_FLUSH_ERR. Each flush CQE
+ * is an error CQE of its side in the QP's Q counter (req_ / resp_cqe_error) and a flush
+ * (req_ / resp_cqe_flush_error), added once per queue flushed, not per CQE.
  */
 
 uint64_t vcx_sq_off(VcxQp *qp, uint16_t index)
@@ -63,7 +65,10 @@ static bool vcx_flush_sq(VcxState *s, VcxQp *qp, VcxBudget *b)
                          VCX_SEND_WQE_MAX_WQEBBS);
     }
     if (n) {
+        /* one flush CQE per WQE: the requester's error CQEs, of which flushes */
         trace_vcx_flush(qp->qpn, "SQ", n);
+        vcx_qp_qc_n(s, qp, VCX_QC_REQ_CQE_ERROR, n);
+        vcx_qp_qc_n(s, qp, VCX_QC_REQ_CQE_FLUSH_ERROR, n);
     }
     return !b->wqes && qp->xs->allow && qp->sq_ci != (uint16_t)pi;
 }
@@ -85,7 +90,10 @@ static uint32_t vcx_flush_rq(VcxState *s, VcxQp *qp, uint32_t budget)
         qp->rq_ci++;
     }
     if (n) {
+        /* as vcx_post_resp_err counts a receive WQE flushed alone */
         trace_vcx_flush(qp->qpn, "RQ", n);
+        vcx_qp_qc_n(s, qp, VCX_QC_RESP_CQE_ERROR, n);
+        vcx_qp_qc_n(s, qp, VCX_QC_RESP_CQE_FLUSH_ERROR, n);
     }
     return n;
 }

@@ -404,7 +404,9 @@ void vcx_nic_doorbell(VcxState *s, uint32_t uar, uint32_t sqn, uint64_t value);
 bool vcx_nic_run(VcxState *s, VcxBudget *b);
 /*
  * The RDMA fields of a Q counter (QUERY_Q_COUNTER), counted for the QPs whose
- * counter_set_id names it (nic/vcx-nic-counters.c).
+ * counter_set_id names it (nic/vcx-nic-counters.c): the requests and retransmission
+ * fields, then the enhanced error fields (cap enhanced_error_q_counters), the error
+ * CQEs and the error NAKs of each side.
  */
 typedef enum VcxQcRdma {
     VCX_QC_RX_WRITE_REQUESTS,
@@ -417,9 +419,20 @@ typedef enum VcxQcRdma {
     VCX_QC_PACKET_SEQ_ERR,
     VCX_QC_IMPLIED_NAK_SEQ_ERR,
     VCX_QC_LOCAL_ACK_TIMEOUT_ERR,
+    VCX_QC_RESP_LOCAL_LENGTH_ERROR,
+    VCX_QC_RESP_CQE_ERROR,
+    VCX_QC_REQ_CQE_ERROR,
+    VCX_QC_REQ_REMOTE_INVALID_REQUEST,
+    VCX_QC_REQ_REMOTE_ACCESS_ERRORS,
+    VCX_QC_RESP_REMOTE_ACCESS_ERRORS,
+    VCX_QC_RESP_CQE_FLUSH_ERROR,
+    VCX_QC_REQ_CQE_FLUSH_ERROR,
+    VCX_QC_REQ_TRANSPORT_RETRIES_EXCEEDED,
+    VCX_QC_REQ_RNR_RETRIES_EXCEEDED,
     VCX_QC_RDMA_N,
 } VcxQcRdma;
-void vcx_qc_count(VcxState *s, uint32_t counter_set_id, VcxQcRdma field);
+/* n more of a QP's events in the Q counter counter_set_id (0, or freed: nothing). */
+void vcx_qc_count(VcxState *s, uint32_t counter_set_id, VcxQcRdma field, uint32_t n);
 /* A Q counter of that number is allocated (QP contexts may name only those, or 0). */
 bool vcx_qc_allocated(VcxState *s, uint32_t counter_set_id);
 

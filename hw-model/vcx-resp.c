@@ -33,7 +33,7 @@ bool vcx_qp_receiving(const VcxQp *qp)
     return qp->state == VCX_QP_STATE_RTR || qp->state == VCX_QP_STATE_RTS;
 }
 
-void vcx_qp_qc(VcxState *s, VcxQp *qp, VcxQcRdma f)
+void vcx_qp_qc_n(VcxState *s, VcxQp *qp, VcxQcRdma f, uint32_t n)
 {
     static const char *const names[VCX_QC_RDMA_N] = {
         [VCX_QC_RX_WRITE_REQUESTS] = "rx_write_requests",
@@ -46,12 +46,22 @@ void vcx_qp_qc(VcxState *s, VcxQp *qp, VcxQcRdma f)
         [VCX_QC_PACKET_SEQ_ERR] = "packet_seq_err",
         [VCX_QC_IMPLIED_NAK_SEQ_ERR] = "implied_nak_seq_err",
         [VCX_QC_LOCAL_ACK_TIMEOUT_ERR] = "local_ack_timeout_err",
+        [VCX_QC_RESP_LOCAL_LENGTH_ERROR] = "resp_local_length_error",
+        [VCX_QC_RESP_CQE_ERROR] = "resp_cqe_error",
+        [VCX_QC_REQ_CQE_ERROR] = "req_cqe_error",
+        [VCX_QC_REQ_REMOTE_INVALID_REQUEST] = "req_remote_invalid_request",
+        [VCX_QC_REQ_REMOTE_ACCESS_ERRORS] = "req_remote_access_errors",
+        [VCX_QC_RESP_REMOTE_ACCESS_ERRORS] = "resp_remote_access_errors",
+        [VCX_QC_RESP_CQE_FLUSH_ERROR] = "resp_cqe_flush_error",
+        [VCX_QC_REQ_CQE_FLUSH_ERROR] = "req_cqe_flush_error",
+        [VCX_QC_REQ_TRANSPORT_RETRIES_EXCEEDED] = "req_transport_retries_exceeded",
+        [VCX_QC_REQ_RNR_RETRIES_EXCEEDED] = "req_rnr_retries_exceeded",
     };
     uint32_t id = vcx_get(qp->qpc, VCX_QPC_COUNTER_SET_ID);
 
-    if (f < VCX_QC_RDMA_N) {
-        trace_vcx_qp_qc(qp->qpn, names[f], id);
-        vcx_qc_count(s, id, f);
+    if (f < VCX_QC_RDMA_N && n) {
+        trace_vcx_qp_qc(qp->qpn, names[f], n, id);
+        vcx_qc_count(s, id, f, n);
     }
 }
 
@@ -488,6 +498,8 @@ rnr:
 access_error:
     ack->type = rc ? VCX_NAK_REM_ACCESS : VCX_NO_RESPONSE;
     if (rc) {
+        /* the NAK remote access error this responder sends, as the wire's (vcx_wire_nak) */
+        vcx_qp_qc(s, qp, VCX_QC_RESP_REMOTE_ACCESS_ERRORS);
         vcx_qp_to_err(s, qp);
     }
     return;

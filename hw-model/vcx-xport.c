@@ -365,15 +365,29 @@ void vcx_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool se)
     }
 }
 
-/* A receive WQE completes in error, on the CQ of its receive side (srqn if an SRQ's). */
+/*
+ * A receive WQE completes in error, on the CQ of its receive side (srqn if an SRQ's). Every
+ * responder error CQE but the RQ flushes of vcx_flush_rq is written here, for both
+ * engines, and counted in the responder's Q counter: resp_cqe_error, and by syndrome
+ * resp_local_length_error (the WQE too short for the message) or resp_cqe_flush_error.
+ */
 void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
                               uint16_t index)
 {
     uint8_t cqe[VCX_CQE_SIZE];
 
+    if (!rcv->cq) {
+        return;                 /* no receive CQ (an XRC SRQ gone since): no CQE */
+    }
     vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, synd, index, 0);
     vcx_set(cqe, VCX_CQE_SRQN_UIDX, rcv->srq ? rcv->srq->srqn : 0);
     vcx_post(s, rcv->cq, cqe, false);
+    vcx_qp_qc(s, qp, VCX_QC_RESP_CQE_ERROR);
+    if (synd == VCX_CQE_SYND_LOCAL_LENGTH_ERR) {
+        vcx_qp_qc(s, qp, VCX_QC_RESP_LOCAL_LENGTH_ERROR);
+    } else if (synd == VCX_CQE_SYND_WR_FLUSH_ERR) {
+        vcx_qp_qc(s, qp, VCX_QC_RESP_CQE_FLUSH_ERROR);
+    }
 }
 
 /*
@@ -457,7 +471,35 @@ static void vcx_rnr_timer_cb(void *opaque)
     vcx_xport_kick(qp->s, qp);
 }
 
-/* Complete the WQE at sq_ci in error and move the QP to ERR (the executor flushes). */
+/*
+ * The requester's Q counter fields of an error CQE (PRM "Counters", the enhanced error
+ * group): every one in req_cqe_error, and by its syndrome a NAK received that ended the
+ * WQE (remote invalid request, remote access: the only sources of those syndromes, on
+ * both engines) or a retry count spent (transport, RNR).
+ */
+static void vcx_req_qc(VcxState *s, VcxQp *qp, uint8_t synd)
+{
+    vcx_qp_qc(s, qp, VCX_QC_REQ_CQE_ERROR);
+    switch (synd) {
+    case VCX_CQE_SYND_REMOTE_INVAL_REQ_ERR:
+        vcx_qp_qc(s, qp, VCX_QC_REQ_REMOTE_INVALID_REQUEST);
+        break;
+    case VCX_CQE_SYND_REMOTE_ACCESS_ERR:
+        vcx_qp_qc(s, qp, VCX_QC_REQ_REMOTE_ACCESS_ERRORS);
+        break;
+    case VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR:
+        vcx_qp_qc(s, qp, VCX_QC_REQ_TRANSPORT_RETRIES_EXCEEDED);
+        break;
+    case VCX_CQE_SYND_RNR_RETRY_EXC_ERR:
+        vcx_qp_qc(s, qp, VCX_QC_REQ_RNR_RETRIES_EXCEEDED);
+        break;
+    }
+}
+
+/*
+ * Complete the WQE at sq_ci in error and move the QP to ERR (the executor flushes). Every
+ * requester error CQE but the flushes (vcx-flush.c) is written here, for both engines.
+ */
 void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op,
                          uint8_t synd, const char *why)
 {
@@ -468,6 +510,7 @@ void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op,
     trace_vcx_err_wqe(qp->qpn, qp->sq_ci, why);
     vcx_cqe_err(cqe, qp, VCX_CQE_REQ_ERR, synd, qp->sq_ci, wqe_op);
     vcx_post(s, qp->scq, cqe, false);
+    vcx_req_qc(s, qp, synd);
     qp->sq_ci += nbb;
     qp->xs->req.x.active = false;
     qp->xs->req.wire = false;

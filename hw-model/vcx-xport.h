@@ -251,8 +251,12 @@ void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op, uint8_t 
 
 /* vcx-resp.c */
 bool vcx_qp_receiving(const VcxQp *qp);
-/* An event of the QP, in the Q counter its counter_set_id names (both engines). */
-void vcx_qp_qc(VcxState *s, VcxQp *qp, VcxQcRdma f);
+/* n events of the QP, in the Q counter its counter_set_id names (both engines). */
+void vcx_qp_qc_n(VcxState *s, VcxQp *qp, VcxQcRdma f, uint32_t n);
+static inline void vcx_qp_qc(VcxState *s, VcxQp *qp, VcxQcRdma f)
+{
+    vcx_qp_qc_n(s, qp, f, 1);
+}
 int vcx_resp_take_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint16_t *index,
                       uint8_t *synd);
 void vcx_resp_grh(const VcxPkt *pkt, uint8_t *grh, bool *ipv4);

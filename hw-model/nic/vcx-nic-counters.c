@@ -8,8 +8,12 @@
  * vcx_qc_count()): the requests received by kind and out_of_buffer, between QPs of the
  * port (vcx-resp.c) and from the wire (roce/), and the wire engine's out_of_sequence,
  * duplicate_request, rnr_nak_retry_err, packet_seq_err, implied_nak_seq_err,
- * local_ack_timeout_err. A QP context may name only an allocated Q counter (vcx-qp.c),
- * but a Q counter may be deallocated while QPs name it: they count nothing more.
+ * local_ack_timeout_err; and, on both engines, the enhanced error fields (capability
+ * enhanced_error_q_counters): the error CQEs of each side where they are written
+ * (vcx_req_fail, vcx_post_resp_err, the flushes of vcx-flush.c), by syndrome, and the
+ * remote access error NAKs the responder sends. A QP context may name only an allocated
+ * Q counter (vcx-qp.c), but a Q counter may be deallocated while QPs name it: they count
+ * nothing more.
  * The vport counters count the Ethernet traffic of the port by destination address kind
  * (unicast, multicast, broadcast; packets and octets, FCS excluded), frames received
  * that were dropped as malformed or too long (received_errors) and frames the SQs could
@@ -77,13 +81,16 @@ uint8_t vcx_cmd_dealloc_q_counter(VcxState *s, VcxCmd *cmd)
     return VCX_CMD_STAT_OK;
 }
 
-/* One more of a QP's event in the Q counter it names (none, or freed since: nothing). */
-void vcx_qc_count(VcxState *s, uint32_t counter_set_id, VcxQcRdma field)
+/*
+ * n more of a QP's events in the Q counter it names (none, or freed since: nothing). The
+ * fields are 32 bits wide in query_q_counter_out and wrap as they do on ConnectX.
+ */
+void vcx_qc_count(VcxState *s, uint32_t counter_set_id, VcxQcRdma field, uint32_t n)
 {
     VcxQCounter *qc = counter_set_id ? vcx_qc_get(s, counter_set_id) : NULL;
 
     if (qc && field < VCX_QC_RDMA_N) {
-        qc->rdma[field]++;
+        qc->rdma[field] += n;
     }
 }
 
@@ -104,6 +111,20 @@ uint8_t vcx_cmd_query_q_counter(VcxState *s, VcxCmd *cmd)
         [VCX_QC_PACKET_SEQ_ERR] = VCX_QUERY_Q_COUNTER_OUT_PACKET_SEQ_ERR,
         [VCX_QC_IMPLIED_NAK_SEQ_ERR] = VCX_QUERY_Q_COUNTER_OUT_IMPLIED_NAK_SEQ_ERR,
         [VCX_QC_LOCAL_ACK_TIMEOUT_ERR] = VCX_QUERY_Q_COUNTER_OUT_LOCAL_ACK_TIMEOUT_ERR,
+        /* the enhanced error group, at its mlx5_ifc.h offsets (0x3c0 .. 0x600) */
+        [VCX_QC_RESP_LOCAL_LENGTH_ERROR] = VCX_QUERY_Q_COUNTER_OUT_RESP_LOCAL_LENGTH_ERROR,
+        [VCX_QC_RESP_CQE_ERROR] = VCX_QUERY_Q_COUNTER_OUT_RESP_CQE_ERROR,
+        [VCX_QC_REQ_CQE_ERROR] = VCX_QUERY_Q_COUNTER_OUT_REQ_CQE_ERROR,
+        [VCX_QC_REQ_REMOTE_INVALID_REQUEST] =
+            VCX_QUERY_Q_COUNTER_OUT_REQ_REMOTE_INVALID_REQUEST,
+        [VCX_QC_REQ_REMOTE_ACCESS_ERRORS] = VCX_QUERY_Q_COUNTER_OUT_REQ_REMOTE_ACCESS_ERRORS,
+        [VCX_QC_RESP_REMOTE_ACCESS_ERRORS] =
+            VCX_QUERY_Q_COUNTER_OUT_RESP_REMOTE_ACCESS_ERRORS,
+        [VCX_QC_RESP_CQE_FLUSH_ERROR] = VCX_QUERY_Q_COUNTER_OUT_RESP_CQE_FLUSH_ERROR,
+        [VCX_QC_REQ_CQE_FLUSH_ERROR] = VCX_QUERY_Q_COUNTER_OUT_REQ_CQE_FLUSH_ERROR,
+        [VCX_QC_REQ_TRANSPORT_RETRIES_EXCEEDED] =
+            VCX_QUERY_Q_COUNTER_OUT_REQ_TRANSPORT_RETRIES_EXCEEDED,
+        [VCX_QC_REQ_RNR_RETRIES_EXCEEDED] = VCX_QUERY_Q_COUNTER_OUT_REQ_RNR_RETRIES_EXCEEDED,
     };
     bool clear;
 
@@ -131,6 +152,7 @@ uint8_t vcx_cmd_query_q_counter(VcxState *s, VcxCmd *cmd)
         }
     }
     if (clear) {
+        /* every field returned, the enhanced error ones included, starts again from 0 */
         qc->out_of_buffer = 0;
         memset(qc->rdma, 0, sizeof(qc->rdma));
     }

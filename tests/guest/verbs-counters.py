@@ -6,7 +6,12 @@ enters RTS), takes K RDMA WRITEs (payload checked) and R READs: its counter must
 exactly K rx_write_requests and R rx_read_requests, and the port's counters must have
 risen by as much. Unbound (in RTS), the counter is gone; bound again in RTS it counts one
 more WRITE from zero. Then auto mode (`auto type on`) binds new RC QPs at their RST2INIT,
-and their traffic counts there; `auto off`; all destroyed, no counter left.
+and their traffic counts there; `auto off`. Then the enhanced error fields: both QPs of a
+new pair bound to one counter, a WRITE through an rkey without remote write fails with a
+remote access error, a send and a receive posted in ERR are flushed: the counter shows
+exactly req_remote_access_errors 1, resp_remote_access_errors 1, req_cqe_error 2,
+req_cqe_flush_error 1, resp_cqe_error 1, resp_cqe_flush_error 1 and 0 in the rest of the
+group, and the port's counters rise by as much. All destroyed, no counter left.
 Usage: verbs-counters.py IBDEV GID_INDEX. Prints 'OK <check>' per check and exits
 non-zero at the first failure."""
 import json
@@ -21,13 +26,18 @@ from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
-from pyverbs.wr import SGE, SendWR
+from pyverbs.wr import RecvWR, SGE, SendWR
 
 DEV = sys.argv[1]
 GID_INDEX = int(sys.argv[2])
 LINK = DEV + '/1'
 K, R = 5, 3                 # WRITEs and READs to the bound responder
 MSG = 256                   # bytes per WRITE / READ
+# mlx5_ib's extended error group, shown when the device sets enhanced_error_q_counters
+EE = ('resp_local_length_error', 'resp_cqe_error', 'req_cqe_error',
+      'req_remote_invalid_request', 'req_remote_access_errors', 'resp_remote_access_errors',
+      'resp_cqe_flush_error', 'req_cqe_flush_error', 'req_transport_retries_exceeded',
+      'req_rnr_retries_exceeded')
 
 
 def ok(what):
@@ -122,6 +132,17 @@ def post(qp, opcode, local_off, remote_off, n=1):
             npolled, wcs = cq.poll()
         if wcs[0].status != e.IBV_WC_SUCCESS:
             fail('opcode %d #%d completed with status %d' % (opcode, i, wcs[0].status))
+
+
+def poll_one(what):
+    """The next work completion (any status), within 30 s."""
+    end = time.monotonic() + 30
+    npolled, wcs = cq.poll()
+    while not npolled:
+        if time.monotonic() > end:
+            fail('no completion for %s within 30 s' % what)
+        npolled, wcs = cq.poll()
+    return wcs[0]
 
 
 def pattern(i):
@@ -226,7 +247,69 @@ if 'auto off' not in mode:
     fail('mode of %s after auto off: %s' % (LINK, mode.strip()))
 ok('auto off: %s' % mode.strip())
 
-for qp in (a, b, req, resp):
+# The enhanced error fields on a bound counter: a remote access error, then flushes.
+x, y = new_qp(), new_qp()
+x.to_rts(qp_attr(y.qp_num))
+y.to_rts(qp_attr(x.qp_num))
+rdma('statistic', 'qp', 'bind', 'link', LINK, 'lqpn', str(x.qp_num))
+cx = counter_of(x.qp_num)
+if cx is None:
+    fail('QP %d bound in RTS: no counter' % x.qp_num)
+# bind takes the QP before the counter (rdma-statistic(8): OBJECT-ID, then COUNTER-ID)
+rdma('statistic', 'qp', 'bind', 'link', LINK, 'lqpn', str(y.qp_num), 'cntn', str(cx['cntn']))
+c = counter_of(y.qp_num)
+if c is None or c['cntn'] != cx['cntn']:
+    fail('QP %d not bound to counter %d: %s' % (y.qp_num, cx['cntn'], c))
+missing = [n for n in EE if n not in c]
+if missing:
+    fail('counter %d lacks the enhanced error fields %s: %s' % (c['cntn'], missing, c))
+if any(c[n] for n in EE):
+    fail('counter %d: enhanced error fields not 0 before the error: %s' % (c['cntn'], c))
+ok('QPs %d and %d bound to counter %d, which shows the %d enhanced error fields at 0' %
+   (x.qp_num, y.qp_num, c['cntn'], len(EE)))
+port0 = port_counters()
+ro = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ)
+ro.write(bytes(MSG), MSG, 0)
+wr = SendWR(wr_id=1, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1, sg=[SGE(mr.buf, MSG, mr.lkey)],
+            send_flags=e.IBV_SEND_SIGNALED)
+wr.set_wr_rdma(ro.rkey, ro.buf)
+x.post_send(wr)
+wc = poll_one('the WRITE through an rkey without remote write')
+if wc.status != e.IBV_WC_REM_ACCESS_ERR:
+    fail('WRITE through a read-only rkey: status %d, expected %d (remote access error)' %
+         (wc.status, e.IBV_WC_REM_ACCESS_ERR))
+if ro.read(MSG, 0) != bytes(MSG):
+    fail('the WRITE changed memory behind a read-only rkey')
+ok('WRITE through an rkey without remote write: IBV_WC_REM_ACCESS_ERR, nothing written')
+y.post_recv(RecvWR(wr_id=2, num_sge=1, sg=[SGE(mr.buf + 0xc000, MSG, mr.lkey)]))
+wc = poll_one('a receive posted to the responder in ERR')
+if (wc.wr_id, wc.status) != (2, e.IBV_WC_WR_FLUSH_ERR):
+    fail('receive in ERR: wr_id %d status %d, expected a flush' % (wc.wr_id, wc.status))
+wr = SendWR(wr_id=3, opcode=e.IBV_WR_RDMA_WRITE, num_sge=1, sg=[SGE(mr.buf, MSG, mr.lkey)],
+            send_flags=e.IBV_SEND_SIGNALED)
+wr.set_wr_rdma(mr.rkey, mr.buf + 0x4000)
+x.post_send(wr)
+wc = poll_one('a WRITE posted to the requester in ERR')
+if (wc.wr_id, wc.status) != (3, e.IBV_WC_WR_FLUSH_ERR):
+    fail('send in ERR: wr_id %d status %d, expected a flush' % (wc.wr_id, wc.status))
+ok('a receive and a send posted in ERR: one flush completion each')
+want = dict.fromkeys(EE, 0)
+want.update(req_remote_access_errors=1, resp_remote_access_errors=1, req_cqe_error=2,
+            req_cqe_flush_error=1, resp_cqe_error=1, resp_cqe_flush_error=1)
+c = counter_of(x.qp_num)
+got = {n: c.get(n) for n in EE} if c else None
+if got != want:
+    fail('counter of QPs %d/%d: %s, expected %s' % (x.qp_num, y.qp_num, got, want))
+ok('rdma statistic qp: counter %d %s' % (c['cntn'], ' '.join(
+    '%s %d' % (n, c[n]) for n in EE if c[n])))
+port1 = port_counters()
+rise = {n: port1[n] - port0[n] for n in EE}
+if rise != want:
+    fail('port counters rose by %s, expected %s' % (rise, want))
+ok('port counters rose by as much')
+ro.close()
+
+for qp in (a, b, req, resp, x, y):
     qp.close()
 if bound_counters():
     fail('counters left after destroying the QPs: %s' % bound_counters())

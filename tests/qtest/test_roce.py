@@ -16,7 +16,8 @@ zlib.crc32, and checks:
     executed once and answered again from the replay cache;
   - bad ICRC, truncated frame, BTH TVer 1, wrong P_Key, unknown QP: dropped and counted;
   - the GSI QP (QP 1, GSI Q_Key, the GRH area), UC (a gap drops the message), an IPv6 GID
-    (IPv6 fields, ICRC masking, UDP source port from the flow label), the QP's Q counter;
+    (IPv6 fields, ICRC masking, UDP source port from the flow label), the QP's Q counter
+    (error NAKs received and sent, retries exceeded, flushes: enhanced error fields);
   - the wire-fault property: set and read back, refused values, drop and dup on transmit,
     corrupt on receive (caught by the ICRC), reorder on transmit;
   - UD multicast: ATTACH_TO_MCG / DETACH_FROM_MCG statuses, caps and limits, delivery of
@@ -469,12 +470,16 @@ def case_responder(v):
     t.eq(v.qp_state(qp), 6, "and the QP is in ERR")
     r = v.query_q_counter(qc, clear=1)
     names = ["OUT_OF_BUFFER", "OUT_OF_SEQUENCE", "DUPLICATE_REQUEST", "RX_READ_REQUESTS",
-             "RX_ATOMIC_REQUESTS", "RX_WRITE_REQUESTS", "PACKET_SEQ_ERR"]
+             "RX_ATOMIC_REQUESTS", "RX_WRITE_REQUESTS", "PACKET_SEQ_ERR",
+             "RESP_REMOTE_ACCESS_ERRORS", "RESP_CQE_ERROR"]
     t.eq([get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n]) for n in names],
-         [1, 2, 3, 1, 1, 1, 0], "the QP's Q counter: out_of_buffer 1 (the RNR NAK), "
-         "out_of_sequence 2, duplicate_request 3, one READ, one atomic, one WRITE request")
+         [1, 2, 3, 1, 1, 1, 0, 1, 0], "the QP's Q counter: out_of_buffer 1 (the RNR NAK), "
+         "out_of_sequence 2, duplicate_request 3, one READ, one atomic, one WRITE request, "
+         "resp_remote_access_errors 1 (the NAK sent; no receive WQE left to flush)")
     r = v.query_q_counter(qc)
-    t.eq(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_DUPLICATE_REQUEST"]), 0, "cleared by clear=1")
+    t.eq([get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n])
+          for n in ("DUPLICATE_REQUEST", "RESP_REMOTE_ACCESS_ERRORS")], [0, 0],
+         "cleared by clear=1")
 
 
 def case_dup_after_read(v):
@@ -597,9 +602,49 @@ def case_retransmit(v):
          "retry_count 2 spent: TRANSPORT_RETRY_EXC_ERR")
     t.eq(v.counter("local_ack_timeout_err"), to0 + 3, "three timeouts counted")
     r = v.query_q_counter(qc)
-    t.eq(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_LOCAL_ACK_TIMEOUT_ERR"]), 3,
-         "and in the QP's Q counter (local_ack_timeout_err)")
+    t.eq([get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n])
+          for n in ("LOCAL_ACK_TIMEOUT_ERR", "REQ_TRANSPORT_RETRIES_EXCEEDED", "REQ_CQE_ERROR")],
+         [3, 1, 1], "and in the QP's Q counter: local_ack_timeout_err 3, "
+         "req_transport_retries_exceeded 1, req_cqe_error 1")
     t.ok(v.quiet(), "no fourth transmission")
+
+
+def case_nak_counters(v):
+    """Error NAKs from the wire in the requester's Q counter (enhanced error fields): a
+    remote access NAK ends the WRITE, the SEND queued behind it is flushed; an invalid
+    request NAK ends a SEND."""
+    pd, buf, key, cq = setup(v)
+    qc = v.q_counter()
+    names = ("REQ_CQE_ERROR", "REQ_REMOTE_ACCESS_ERRORS", "REQ_REMOTE_INVALID_REQUEST",
+             "REQ_CQE_FLUSH_ERROR", "RESP_REMOTE_ACCESS_ERRORS", "RESP_CQE_ERROR")
+
+    def counts():
+        r = v.query_q_counter(qc)
+        return [get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n]) for n in names]
+
+    qp = v.wire_qp("RC", pd, cq, counter=qc)
+    v.qt.memwrite(buf, b"denied")
+    qp.post_send(WRITE, raddr(0x7000000000, 0xbad) + dseg(buf, 6, key))
+    qp.post_send(SEND, dseg(buf, 6, key))
+    t.eq([(d["name"], d["psn"]) for d in v.out(1)], [("WRITE_ONLY", 0x100)],
+         "WRITE sent, the SEND waits behind it")
+    t.eq(counts(), [0] * 6, "nothing counted before the answer")
+    v.inject(frame(0x11, qp.qpn, 0x100, ext=aeth(0x62, 0)))
+    v.settle()
+    t.eq([(cqe_fields(e)["syndrome"], cqe_fields(e)["sop"]) for e in cq.poll_all()],
+         [(0x13, WRITE), (0x05, SEND)],
+         "NAK remote access error: the WRITE completes with 0x13, the SEND is flushed")
+    t.eq(counts(), [2, 1, 0, 1, 0, 0], "req_cqe_error 2, req_remote_access_errors 1 (the "
+         "NAK received), req_cqe_flush_error 1; no responder field")
+    t.ok(v.quiet(), "the flushed SEND never goes out")
+    qp = v.wire_qp("RC", pd, cq, counter=qc, psn=0x300, rpsn=0x400)
+    qp.post_send(SEND, dseg(buf, 6, key))
+    t.eq([(d["name"], d["psn"]) for d in v.out(1)], [("SEND_ONLY", 0x300)], "SEND sent")
+    v.inject(frame(0x11, qp.qpn, 0x300, ext=aeth(0x61, 0)))
+    v.settle()
+    t.eq([cqe_fields(e)["syndrome"] for e in cq.poll_all()], [0x12],
+         "NAK invalid request: the SEND completes with 0x12")
+    t.eq(counts(), [3, 1, 1, 1, 0, 0], "req_remote_invalid_request 1, req_cqe_error 3")
 
 
 def case_read_reissue(v):
@@ -1098,6 +1143,7 @@ def main():
                          ("responder", case_responder), ("RTR responder", case_rtr_responder),
                          ("duplicate behind a READ", case_dup_after_read),
                          ("bad frames", case_bad_frames), ("retransmission", case_retransmit),
+                         ("error NAKs in the Q counter", case_nak_counters),
                          ("READ asked again", case_read_reissue),
                          ("READ retries and forward progress", case_read_retry_count),
                          ("wire faults", case_faults), ("IPv6", case_ipv6),

@@ -6,13 +6,16 @@ READ, ATOMIC_FA/CS, rkey violations (remote access error, QP to ERR, flush CQEs)
 with rnr_retry and the RNR timer, RNR retry exhaustion, malformed WQEs (bad DS count,
 opcode, lkey), responder length error, CQ arming and completion events, the responder's
 Q counter (requests by kind, RNR as out_of_buffer; counter_set_id changed in RTS, an
-unallocated one refused). CQEs are checked byte by byte; payloads at their destination."""
+unallocated one refused), its enhanced error fields (capability enhanced_error_q_counters:
+error CQEs of each side, remote access and invalid request NAKs, flushes one per WQE,
+transport and RNR retries exceeded, a responder length error; clear). CQEs are checked
+byte by byte; payloads at their destination."""
 import os
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import Tap, get, run_isolated  # noqa: E402
+from vcx_qtest import Tap, H, get, run_isolated  # noqa: E402
 from vcx_verbs import (Verbs, cqe_fields, dseg, inline, raddr, atomic,  # noqa: E402
                        OP, P, QP_STATE, cqe_tuple as f, run_cases)
 from vcx_qtest import load_header_defines  # noqa: E402
@@ -171,39 +174,53 @@ def rnr(v):
          "rnr_retry 7: completes once a receive is posted")
 
 
+def alloc_qc(v):
+    r = v.cmd("ALLOC_Q_COUNTER", in_len=N["VCX_ALLOC_Q_COUNTER_IN_LEN"], out_len=16)
+    assert r.status == 0, "ALLOC_Q_COUNTER 0x%x" % r.status
+    return r.f(N["VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID"])
+
+
+def dealloc_qc(v, cid):
+    r = v.cmd("DEALLOC_Q_COUNTER", in_len=N["VCX_DEALLOC_Q_COUNTER_IN_LEN"],
+              fields=[(N["VCX_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID"], cid)])
+    assert r.status == 0, "DEALLOC_Q_COUNTER 0x%x" % r.status
+
+
+def query_qc(v, cid, *names, clear=0):
+    """The named fields of Q counter cid, as a tuple (clear=1: and zero them)."""
+    r = v.cmd("QUERY_Q_COUNTER", in_len=N["VCX_QUERY_Q_COUNTER_IN_LEN"],
+              out_len=N["VCX_QUERY_Q_COUNTER_OUT_LEN"],
+              fields=[(N["VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID"], cid),
+                      (N["VCX_QUERY_Q_COUNTER_IN_CLEAR"], clear)])
+    assert r.status == 0, "QUERY_Q_COUNTER 0x%x" % r.status
+    return tuple(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n.upper()]) for n in names)
+
+
+def set_counter(v, qp, cid):
+    return v.modify("RTS2RTS_QP", qp, [("counter_set_id", cid)],
+                    mask=P["VCX_QP_OPTPAR_COUNTER_SET_ID"])
+
+
 def q_counters(v):
     """The responder counts loopback requests into the Q counter its counter_set_id names,
     which RTS2RTS may change (opt_param COUNTER_SET_ID) and which must be allocated."""
-    def alloc_qc():
-        r = v.cmd("ALLOC_Q_COUNTER", in_len=N["VCX_ALLOC_Q_COUNTER_IN_LEN"], out_len=16)
-        assert r.status == 0, "ALLOC_Q_COUNTER 0x%x" % r.status
-        return r.f(N["VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID"])
-
     def qc(cid, *names):
-        r = v.cmd("QUERY_Q_COUNTER", in_len=N["VCX_QUERY_Q_COUNTER_IN_LEN"],
-                  out_len=N["VCX_QUERY_Q_COUNTER_OUT_LEN"],
-                  fields=[(N["VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID"], cid)])
-        assert r.status == 0, "QUERY_Q_COUNTER 0x%x" % r.status
-        return tuple(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n.upper()]) for n in names)
-
-    def set_counter(qp, cid):
-        return v.modify("RTS2RTS_QP", qp, [("counter_set_id", cid)],
-                        mask=P["VCX_QP_OPTPAR_COUNTER_SET_ID"])
+        return query_qc(v, cid, *names)
 
     rq = ("rx_write_requests", "rx_read_requests", "rx_atomic_requests", "out_of_buffer")
     pd = v.alloc_pd()
     buf = v.alloc(0x10000)
     key = v.create_mkey(pd, buf, 0x10000)
     cq = v.create_cq()
-    q1, q2 = alloc_qc(), alloc_qc()
+    q1, q2 = alloc_qc(v), alloc_qc(v)
     free = max(q1, q2) + 1
     a, b = pair(v, pd, cq)
-    r = set_counter(b, free)
+    r = set_counter(v, b, free)
     t.eq((r.status, r.syndrome & 0xffff), (0x3, 0x1c),
          "RTS2RTS naming a Q counter that is not allocated: BAD_PARAM (0x1c)")
     t.ok("counter_set_id %u is not allocated" % free in v.qt.log(), "refusal logged")
     t.eq(v.qp_state(b), QP_STATE["RTS"], "the refused RTS2RTS left the QP in RTS")
-    t.eq(set_counter(b, q1).status, 0, "RTS2RTS counter_set_id -> Q counter %u" % q1)
+    t.eq(set_counter(v, b, q1).status, 0, "RTS2RTS counter_set_id -> Q counter %u" % q1)
     t.eq(get(v.query_qp(b).out, P["VCX_QPC_COUNTER_SET_ID"], 0x18), q1,
          "QUERY_QP returns the new counter_set_id")
     for i in range(3):
@@ -220,7 +237,7 @@ def q_counters(v):
          [bytes([0x41 + i]) * 32 for i in range(3)], "WRITE payloads landed")
     t.eq(qc(q1, *rq), (3, 2, 1, 0), "responder's Q counter: 3 WRITE, 2 READ, 1 atomic requests")
     t.eq(qc(q2, *rq), (0, 0, 0, 0), "the other Q counter counted nothing")
-    t.eq(set_counter(b, 0).status, 0, "RTS2RTS counter_set_id 0: no Q counter")
+    t.eq(set_counter(v, b, 0).status, 0, "RTS2RTS counter_set_id 0: no Q counter")
     a.post_send(WRITE, raddr(buf + 0x1000, key) + dseg(buf, 8, key))
     cq.poll_all()
     t.eq(qc(q1, *rq), (3, 2, 1, 0), "after counter_set_id 0 nothing more is counted")
@@ -245,6 +262,129 @@ def q_counters(v):
     t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x16)],
          "SEND with no receive WQE and rnr_retry 0: RNR retry exceeded")
     t.eq(qc(q2, *rq), (0, 0, 0, 1), "one RNR NAK: out_of_buffer 1 in the responder's counter")
+
+
+# mlx5_ib's extended error group, in its order (capability enhanced_error_q_counters)
+EE = ("resp_local_length_error", "resp_cqe_error", "req_cqe_error",
+      "req_remote_invalid_request", "req_remote_access_errors", "resp_remote_access_errors",
+      "resp_cqe_flush_error", "req_cqe_flush_error", "req_transport_retries_exceeded",
+      "req_rnr_retries_exceeded")
+
+
+def ee(**nonzero):
+    """The enhanced error fields expected: 0 but those named."""
+    assert set(nonzero) <= set(EE)
+    return tuple(nonzero.get(n, 0) for n in EE)
+
+
+def error_counters(v):
+    """The enhanced error fields of the Q counters: each error CQE counted once in the Q
+    counter of the QP that wrote it (req_ side: its SQ, resp_ side: its receive queue),
+    flushes one per WQE, the NAKs by kind on the side that sent or received them."""
+    caps = [v.d.exec(H["VCX_CMD_OP_QUERY_HCA_CAP"], mode, out_len=0x1010) for mode in (0, 1)]
+    t.eq([(r.status, get(r.out[0x10:], H["VCX_CAP_GEN_ENHANCED_ERROR_Q_COUNTERS"]))
+          for r in caps], [(0, 1), (0, 1)],
+         "QUERY_HCA_CAP GENERAL MAX and CUR: enhanced_error_q_counters 1")
+    pd = v.alloc_pd()
+    buf = v.alloc(0x10000)
+    key = v.create_mkey(pd, buf, 0x10000)
+    ro = v.create_mkey(pd, buf + 0xa000, 0x1000, access="lr lw rr", key=0x34)
+    cq = v.create_cq()
+
+    # remote access error: a WRITE through a key without rw, two SENDs behind it
+    qa, qb = alloc_qc(v), alloc_qc(v)
+    a, b = pair(v, pd, cq)
+    t.eq((set_counter(v, a, qa).status, set_counter(v, b, qb).status), (0, 0),
+         "requester in Q counter %u, responder in %u" % (qa, qb))
+    for i in range(3):
+        b.post_recv([(buf + 0x1000 + 0x100 * i, 64, key)])
+    a.post_send(WRITE, raddr(buf + 0xa000, ro) + inline(b"nope"))
+    a.post_send(SEND, inline(b"x"))
+    a.post_send(SEND, inline(b"y"), ce=False)
+    v.settle()
+    got = sorted(f(e, "qpn", "opcode", "syndrome", "wqe_counter") for e in cq.poll_all())
+    t.eq(got, sorted([(a.qpn, 0xd, 0x13, 0), (a.qpn, 0xd, 0x05, 1), (a.qpn, 0xd, 0x05, 2),
+                      (b.qpn, 0xe, 0x05, 0), (b.qpn, 0xe, 0x05, 1), (b.qpn, 0xe, 0x05, 2)]),
+         "remote access error (0x13), 2 SQ flushes at the requester; 3 RQ flushes at the "
+         "responder")
+    t.eq(query_qc(v, qa, *EE), ee(req_cqe_error=3, req_remote_access_errors=1,
+                                  req_cqe_flush_error=2),
+         "requester's counter: req_cqe_error 3 (the error and 2 flushes), "
+         "req_remote_access_errors 1, req_cqe_flush_error 2")
+    t.eq(query_qc(v, qb, *EE), ee(resp_remote_access_errors=1, resp_cqe_error=3,
+                                  resp_cqe_flush_error=3),
+         "responder's counter: resp_remote_access_errors 1 (its NAK), resp_cqe_error 3, "
+         "resp_cqe_flush_error 3")
+    # WQEs posted in ERR: a send flushed at its doorbell, a receive by the ERR watch
+    a.post_send(SEND, inline(b"z"))
+    b.post_recv([(buf + 0x1400, 64, key)])
+    v.advance(20000000, 1000000)       # the ERR watch looks at least every 10 ms
+    v.settle()
+    t.eq(sorted(f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()),
+         sorted([(a.qpn, 0xd, 0x05), (b.qpn, 0xe, 0x05)]),
+         "a send and a receive posted in ERR: one flush CQE each")
+    t.eq((query_qc(v, qa, "req_cqe_error", "req_cqe_flush_error"),
+          query_qc(v, qb, "resp_cqe_error", "resp_cqe_flush_error")), ((4, 3), (4, 4)),
+         "each counted once more on its side")
+    t.eq(query_qc(v, qb, *EE, clear=1), ee(resp_remote_access_errors=1, resp_cqe_error=4,
+                                           resp_cqe_flush_error=4),
+         "QUERY_Q_COUNTER clear=1 returns the values ...")
+    t.eq(query_qc(v, qb, *EE), ee(), "... and zeroes every enhanced error field")
+    t.eq(query_qc(v, qa, *EE)[2], 4, "the other counter is not cleared")
+    dealloc_qc(v, qa)
+    dealloc_qc(v, qb)
+
+    # responder length error: a receive WQE shorter than the SEND
+    qa, qb = alloc_qc(v), alloc_qc(v)
+    a, b = pair(v, pd, cq)
+    set_counter(v, a, qa)
+    set_counter(v, b, qb)
+    b.post_recv([(buf + 0x2000, 8, key)])
+    b.post_recv([(buf + 0x2100, 8, key)])
+    a.post_send(SEND, dseg(buf, 32, key))
+    v.settle()
+    got = sorted(f(e, "qpn", "opcode", "syndrome", "wqe_counter") for e in cq.poll_all())
+    t.eq(got, sorted([(a.qpn, 0xd, 0x12, 0), (b.qpn, 0xe, 0x01, 0), (b.qpn, 0xe, 0x05, 1)]),
+         "32 bytes into an 8-byte receive: local length error (0x01) and a flush at the "
+         "responder, remote invalid request (0x12) at the requester")
+    t.eq(query_qc(v, qb, *EE), ee(resp_local_length_error=1, resp_cqe_error=2,
+                                  resp_cqe_flush_error=1),
+         "responder's counter: resp_local_length_error 1, resp_cqe_error 2, "
+         "resp_cqe_flush_error 1")
+    t.eq(query_qc(v, qa, *EE), ee(req_cqe_error=1, req_remote_invalid_request=1),
+         "requester's counter: req_cqe_error 1, req_remote_invalid_request 1 (the NAK)")
+    dealloc_qc(v, qa)
+    dealloc_qc(v, qb)
+
+    # RNR retry exhaustion
+    qa = alloc_qc(v)
+    a, b = pair(v, pd, cq, rnr_retry=1, min_rnr=1)
+    set_counter(v, a, qa)
+    a.post_send(SEND, dseg(buf, 4, key))
+    v.advance(60000, 15000)
+    t.eq([f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()], [(a.qpn, 0xd, 0x16)],
+         "rnr_retry 1 spent: RNR retry exceeded (0x16)")
+    t.eq(query_qc(v, qa, *EE), ee(req_cqe_error=1, req_rnr_retries_exceeded=1),
+         "requester's counter: req_rnr_retries_exceeded 1, req_cqe_error 1")
+    dealloc_qc(v, qa)
+
+    # transport retry exhaustion: the peer never reaches RTR
+    qa, qd = alloc_qc(v), alloc_qc(v)
+    a = v.create_qp("RC", pd, cq, cq)
+    d = v.create_qp("RC", pd, cq, cq)
+    t.eq(v.modify("RST2INIT_QP", d, [("counter_set_id", qd), ("rwe", 1)],
+                  ads=[("vhca_port_num", 1)]).status, 0, "the peer stays in INIT")
+    v.connect(a, d.qpn, retry=1)
+    set_counter(v, a, qa)
+    a.post_send(SEND, inline(b"anyone?"))
+    v.advance(3 * (4096 << 14), 4096 << 14)
+    t.eq([f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()], [(a.qpn, 0xd, 0x15)],
+         "retry_count 1 spent on a peer in INIT: transport retry exceeded (0x15)")
+    t.eq(query_qc(v, qa, *EE), ee(req_cqe_error=1, req_transport_retries_exceeded=1),
+         "requester's counter: req_transport_retries_exceeded 1, req_cqe_error 1")
+    t.eq(query_qc(v, qd, *EE), ee(), "the peer in INIT counted nothing")
+    dealloc_qc(v, qa)
+    dealloc_qc(v, qd)
 
 
 def malformed(v):
@@ -462,7 +602,7 @@ def receive_past_key(v):
 
 def main():
     run_cases(t, (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr),
-                  ("q_counters", q_counters),
+                  ("q_counters", q_counters), ("error_counters", error_counters),
                   ("malformed", malformed), ("arming", arming), ("overrun", overrun),
                   ("self_loop", self_loop), ("no_rq", no_rq),
                   ("retry_and_inval", retry_and_inval),
