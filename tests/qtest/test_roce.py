@@ -611,7 +611,7 @@ def case_retransmit(v):
 
 def case_nak_counters(v):
     """Error NAKs from the wire in the requester's Q counter (enhanced error fields): a
-    remote access NAK ends the WRITE, the SEND queued behind it is flushed; an invalid
+    remote access NAK ends the WRITE, the SEND sent behind it is flushed; an invalid
     request NAK ends a SEND."""
     pd, buf, key, cq = setup(v)
     qc = v.q_counter()
@@ -626,8 +626,9 @@ def case_nak_counters(v):
     v.qt.memwrite(buf, b"denied")
     qp.post_send(WRITE, raddr(0x7000000000, 0xbad) + dseg(buf, 6, key))
     qp.post_send(SEND, dseg(buf, 6, key))
-    t.eq([(d["name"], d["psn"]) for d in v.out(1)], [("WRITE_ONLY", 0x100)],
-         "WRITE sent, the SEND waits behind it")
+    t.eq([(d["name"], d["psn"]) for d in v.out(2)], [("WRITE_ONLY", 0x100),
+                                                    ("SEND_ONLY", 0x101)],
+         "WRITE sent, and the SEND behind it (the requester's window)")
     t.eq(counts(), [0] * 6, "nothing counted before the answer")
     v.inject(frame(0x11, qp.qpn, 0x100, ext=aeth(0x62, 0)))
     v.settle()
@@ -636,7 +637,7 @@ def case_nak_counters(v):
          "NAK remote access error: the WRITE completes with 0x13, the SEND is flushed")
     t.eq(counts(), [2, 1, 0, 1, 0, 0], "req_cqe_error 2, req_remote_access_errors 1 (the "
          "NAK received), req_cqe_flush_error 1; no responder field")
-    t.ok(v.quiet(), "the flushed SEND never goes out")
+    t.ok(v.quiet(), "the flushed SEND is not sent again")
     qp = v.wire_qp("RC", pd, cq, counter=qc, psn=0x300, rpsn=0x400)
     qp.post_send(SEND, dseg(buf, 6, key))
     t.eq([(d["name"], d["psn"]) for d in v.out(1)], [("SEND_ONLY", 0x300)], "SEND sent")
