@@ -1095,8 +1095,8 @@ static void wire_check_slots(struct wire *u)
 static void wire_server_work(struct work_struct *w)
 {
 	struct wire *u = container_of(w, struct wire, work);
-	struct ib_reg_wr reg = {};
-	struct ib_send_wr inv = {};
+	struct ib_reg_wr reg;
+	struct ib_send_wr inv;
 	struct wire_conn *c0 = &u->conns[0];
 	unsigned int drain = 0, lastwqe = 0;
 	int i, ok;
@@ -1108,12 +1108,11 @@ static void wire_server_work(struct work_struct *w)
 	u->listen = NULL;
 	pr_info(ULP ": server: %d connections established\n", nqp);
 	ib_update_fast_reg_key(u->slots.mr, ib_inc_rkey(u->slots.mr->rkey) & 0xff);
-	reg.wr.opcode = IB_WR_REG_MR;
-	reg.wr.send_flags = IB_SEND_SIGNALED;
-	reg.wr.wr_cqe = &wire_tx(c0, IB_WC_REG_MR)->cqe;
-	reg.mr = u->slots.mr;
-	reg.key = u->slots.mr->rkey;
-	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	reg = (struct ib_reg_wr){
+		.wr = { .opcode = IB_WR_REG_MR, .send_flags = IB_SEND_SIGNALED,
+			.wr_cqe = &wire_tx(c0, IB_WC_REG_MR)->cqe },
+		.mr = u->slots.mr, .key = u->slots.mr->rkey,
+		.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ };
 	wire_pages_sync(u, &u->slots, false);
 	if (wire_post(c0, &reg.wr, 1, "REG_MR") ||
 	    !wire_wait(u, wire_sq_idle, 0, "registering the RDMA buffer"))
@@ -1140,10 +1139,9 @@ static void wire_server_work(struct work_struct *w)
 	if (ok)
 		pr_info(ULP ": server: %d SENDs checked byte by byte (%d connections), %llu bytes of RDMA WRITEs in %d slots checked, the rest of the buffer untouched\n",
 			atomic_read(&u->sends_ok), nqp, u->slot_bytes, nqp);
-	inv.opcode = IB_WR_LOCAL_INV;
-	inv.send_flags = IB_SEND_SIGNALED;
-	inv.ex.invalidate_rkey = u->slots.mr->rkey;
-	inv.wr_cqe = &wire_tx(c0, IB_WC_LOCAL_INV)->cqe;
+	inv = (struct ib_send_wr){ .opcode = IB_WR_LOCAL_INV, .send_flags = IB_SEND_SIGNALED,
+				   .ex.invalidate_rkey = u->slots.mr->rkey,
+				   .wr_cqe = &wire_tx(c0, IB_WC_LOCAL_INV)->cqe };
 	if (wire_post(c0, &inv, 1, "LOCAL_INV") ||
 	    !wire_wait(u, wire_sq_idle, 0, "invalidating the RDMA buffer's key"))
 		goto out;
@@ -1255,10 +1253,19 @@ static int wire_client_rdma(struct wire *u, struct wire_conn *c, int k)
 	bool frwr = rdma_ops[k].frwr;
 	u8 *va = frwr ? c->fr.va : c->lbuf.va;
 	u64 base = frwr ? c->fr.mr->iova : c->lbuf.dma;
-	u32 lkey = frwr ? c->fr.mr->lkey : u->pd->local_dma_lkey;
-	struct ib_sge wsge, rsge;
-	struct ib_rdma_wr w = {}, r = {};
-	struct ib_reg_wr reg = {};
+	u64 raddr = c->raddr + wire_op_off(k);
+	struct ib_sge wsge = { .addr = base + src, .length = len },
+		      rsge = { .addr = base + dst, .length = len };
+	struct ib_rdma_wr r = { .wr = { .opcode = IB_WR_RDMA_READ, .sg_list = &rsge,
+					.num_sge = 1, .send_flags = IB_SEND_SIGNALED },
+				.remote_addr = raddr, .rkey = c->rkey };
+	struct ib_rdma_wr w = { .wr = { .opcode = IB_WR_RDMA_WRITE, .sg_list = &wsge,
+					.num_sge = 1, .send_flags = IB_SEND_SIGNALED,
+					.next = &r.wr },
+				.remote_addr = raddr, .rkey = c->rkey };
+	struct ib_reg_wr reg = { .wr = { .opcode = IB_WR_REG_MR, .next = &w.wr,
+					 .send_flags = IB_SEND_SIGNALED },
+				 .mr = c->fr.mr, .access = IB_ACCESS_LOCAL_WRITE };
 
 	if (wire_op_off(k) + len > c->rlen) {
 		wire_fail(u, "connection %d: slot of %u bytes too small", c->idx, c->rlen);
@@ -1266,36 +1273,15 @@ static int wire_client_rdma(struct wire *u, struct wire_conn *c, int k)
 	}
 	wire_fill(va + src, wire_tag(2, c->idx, k), len);
 	memset(va + dst, CLI_FILL, len + GUARD);
-	if (frwr) {
+	if (frwr) {	/* a new key byte each time; the WRITE and the READ use it */
 		ib_update_fast_reg_key(c->fr.mr, ib_inc_rkey(c->fr.mr->rkey) & 0xff);
-		lkey = c->fr.mr->lkey;
-		wire_pages_sync(u, &c->fr, false);
-	} else {
-		wire_buf_dev(u, &c->lbuf);
-	}
-	wsge = (struct ib_sge){ .addr = base + src, .length = len, .lkey = lkey };
-	rsge = (struct ib_sge){ .addr = base + dst, .length = len, .lkey = lkey };
-	w.wr.opcode = IB_WR_RDMA_WRITE;
-	w.wr.send_flags = IB_SEND_SIGNALED;
-	w.wr.sg_list = &wsge;
-	w.wr.num_sge = 1;
-	w.wr.next = &r.wr;
-	w.remote_addr = c->raddr + wire_op_off(k);
-	w.rkey = c->rkey;
-	r.wr.opcode = IB_WR_RDMA_READ;
-	r.wr.send_flags = IB_SEND_SIGNALED;
-	r.wr.sg_list = &rsge;
-	r.wr.num_sge = 1;
-	r.remote_addr = w.remote_addr;
-	r.rkey = c->rkey;
-	if (frwr) {
-		reg.wr.opcode = IB_WR_REG_MR;
-		reg.wr.send_flags = IB_SEND_SIGNALED;
-		reg.wr.next = &w.wr;
-		reg.mr = c->fr.mr;
 		reg.key = c->fr.mr->rkey;
-		reg.access = IB_ACCESS_LOCAL_WRITE;
+		wsge.lkey = rsge.lkey = c->fr.mr->lkey;
+		wire_pages_sync(u, &c->fr, false);
 		reg.wr.wr_cqe = &wire_tx(c, IB_WC_REG_MR)->cqe;
+	} else {
+		wsge.lkey = rsge.lkey = u->pd->local_dma_lkey;
+		wire_buf_dev(u, &c->lbuf);
 	}
 	w.wr.wr_cqe = &wire_tx(c, IB_WC_RDMA_WRITE)->cqe;
 	r.wr.wr_cqe = &wire_tx(c, IB_WC_RDMA_READ)->cqe;
