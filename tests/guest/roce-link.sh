@@ -13,14 +13,16 @@
 # ibv_ud_pingpong and ibv_srq_pingpong -q 16, all with -c, at path MTU 1024 (netdev MTU
 # 1500) and 4096 (netdev MTU 9000 on both ends, when both ports then report an active MTU
 # of 4096); rping -C 200 -V; ucmatose; udaddy; ib_send_bw --use-srq, ib_write_bw,
-# ib_read_bw and ib_atomic_bw; NVMe over RDMA, target in vm0 then in vm1 (step_nvme).
+# ib_read_bw and ib_atomic_bw; NVMe over RDMA, target in vm0 then in vm1 (step_nvme); the
+# in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
 # and retransmissions are printed: see rxe_check); the kernel log must be clean.
 # The out-of-band exchanges of the pingpongs and perftest (QP numbers, PSNs, GIDs) go over
 # eth0 (169.254.77.N), so the vcx link carries RoCE, ARP and ND only; rdma_cm resolves the
 # link addresses (192.168.77.N). ROCE_STEPS picks steps; ROCE_MTUS the path MTUs
-# (default "1024 4096"); ROCE_ITERS the pingpong iteration count (default 200).
+# (default "1024 4096"); ROCE_ITERS the pingpong iteration count (default 200);
+# ROCE_KMOD_NQP and ROCE_KMOD_MSGS the kmod step's connections and SENDs (8, 50).
 # Every wait is bounded; each step prints "ok ..." or fails the script with the reason.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,7 +31,7 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast perftest nvme counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast perftest nvme kmod counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-200}
 . "$(dirname "$0")/roce-lib.sh"
@@ -312,6 +314,80 @@ step_nvme() {
 	nvme_round 0
 	nvme_round 1
 	rxe_check nvme
+}
+
+# The in-kernel ULP across the VMs (tests/kmod/vcx_wire_ulp.c), server in vm S: vm S
+# loads it with role=server on its link address (rdma_bind_addr, rdma_listen: one PD, a
+# CQ per CPU, one SRQ for all connections, a buffer registered by FRWR; the listener must
+# show in rdma res as bound to $DEV), the other with role=client: KMOD_NQP RC connections
+# through rdma_cm (ARP, ib_cm over QP1), on each KMOD_MSGS SEND_WITH_IMM of 1 B to 64 KiB
+# that the server checks byte by byte (sender, sequence, length, pattern), RDMA WRITEs
+# into the server's buffer read back by RDMA READs and compared (half through FRWR keys,
+# then LOCAL_INV), the server's check of its whole buffer, its verdict, rdma_disconnect
+# and ib_drain_qp at both ends. Each end's result must be PASS (the client's init returns
+# it, the server's work item sets it; every wait in the module is bounded), both are
+# printed in both VMs, the module is unloaded, and at each vcx_0 end the device's objects
+# are back to where they were before the round.
+KMOD_NQP=${ROCE_KMOD_NQP:-8} KMOD_MSGS=${ROCE_KMOD_MSGS:-50} KMOD_PORT=18515
+kmod_result() { cat /sys/module/vcx_wire_ulp/parameters/result 2>/dev/null || echo "not loaded"; }
+kmod_round() { # S
+	local s=$1 role peer ctx res theirs base="" n0 args
+	args="addr=192.168.77.$((s + 1)) port=$((KMOD_PORT + s)) nqp=$KMOD_NQP msgs=$KMOD_MSGS dev=$DEV"
+	is_rxe || base=$(ulp_objects)
+	n0=$(dmesg | grep -c 'vcx_wire_ulp: ' || true)
+	if [ "$me" = "$s" ]; then
+		role=server peer=client
+		ctx="kmod server ($DEV, client $OTHER_DEV in vm$other)"
+		modprobe vcx_wire_ulp role=server $args ||
+			{ dmesg | grep 'vcx_wire_ulp: ' >&2 || true; fail "$ctx: modprobe vcx_wire_ulp role=server $args"; }
+		awk -v l="link $DEV/1 " 'index($0, l) && / state LISTEN / && / comm \[vcx_wire_ulp\]/ { f = 1 }
+			END { exit !f }' <<<"$(rdma res show cm_id)" ||
+			{ rdma res show cm_id >&2; fail "$ctx: no listening rdma_cm ID of vcx_wire_ulp on $DEV/1"; }
+		vm_signal "kmod$s-listen"
+		# The work item ends in PASS or FAIL within its own bounds (wait_s).
+		for _ in $(seq $((WAIT * 10))); do
+			res=$(kmod_result)
+			case $res in running*) ;; *) break ;; esac
+			[ ! -e "$VCX_SHARED/failed.vm$other" ] || break
+			sleep 0.1
+		done
+	else
+		role=client peer=server
+		ctx="kmod client ($DEV, server $OTHER_DEV in vm$other)"
+		vm_wait "kmod$s-listen" $WAIT >/dev/null
+		if modprobe vcx_wire_ulp role=client $args; then
+			res=$(kmod_result)
+		else
+			res="modprobe failed: $(dmesg | grep 'vcx_wire_ulp: FAIL' | tail -1 || true)"
+		fi
+	fi
+	dmesg | grep 'vcx_wire_ulp: ' | tail -n +$((n0 + 1)) | sed "s/^/# vm$me: /" || true
+	# Unloading a server that still runs stops its work item (the module's exit).
+	[ ! -d /sys/module/vcx_wire_ulp ] || rmmod vcx_wire_ulp || fail "$ctx: rmmod vcx_wire_ulp"
+	case $res in
+	PASS*) ;;
+	running*)
+		vm_wait "kmod$s-$peer" 1 >/dev/null # fails naming the other VM's failure, if any
+		fail "$ctx: still $res after $WAIT s" ;;
+	*) fail "$ctx: $res" ;;
+	esac
+	vm_signal "kmod$s-$role" "$res"
+	theirs=$(vm_wait "kmod$s-$peer" $WAIT)
+	ok "$ctx: $res"
+	ok "$ctx: the $peer in vm$other: $theirs"
+	if [ -n "$base" ]; then ulp_expect_objects "$base" "$ctx"; fi
+	vm_signal "kmod$s-done"
+	vm_wait "kmod$s-done" $WAIT >/dev/null
+}
+
+step_kmod() {
+	. "$(dirname "$0")/bringup-common.sh"
+	. "$(dirname "$0")/ulp-common.sh"
+	modinfo vcx_wire_ulp >/dev/null || fail "vcx_wire_ulp is not installed (guest-modules.tar)"
+	kmod_round 0
+	kmod_round 1
+	kernel_log_clean || fail "kmod: kernel warnings or oopses in vm$me (above)"
+	rxe_check kmod
 }
 
 took=""
