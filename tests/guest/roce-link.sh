@@ -243,7 +243,18 @@ check_perftest() { # OUT SIDE (the server of a WRITE or READ test prints no figu
 }
 
 step_perftest() {
-	local s t
+	local s t timeout=""
+	# An rxe requester gets ACK timeout 20 (4.3 s) instead of perftest's 14 (67 ms).
+	# rxe's retransmit timer can fire while the ACK that completes a message is still in
+	# its receive path (under TCG a guest stall of 80 ms does it); the retry then
+	# starts inside that completed message, and rxe (Linux 6.12) re-sends its PSN range as
+	# a zero-length SEND_ONLY and shifts every later message by one PSN. On 2026-12-04 the
+	# vcx responder, mid-way through message 138 of ib_send_bw --use-srq, got 65 packets
+	# for it and ended it with a local length error and a NAK invalid request, as IBTA
+	# asks; another run had the stray SEND_ONLY take a receive WQE, so rxe's last real
+	# SEND found none and was RNR-NAKed until the client gave up. The frames are in
+	# docs/networking.md; the transfer tested here is vcx's, not rxe's retry path.
+	case $DEV in rxe*) timeout="-u 20" ;; esac
 	for s in 0 1; do
 		# READ and atomic tests: -o 16 at both ends. perftest gives the QP as many
 		# outstanding requests (max_rd_atomic) as the other end advertises, and rxe
@@ -254,7 +265,7 @@ step_perftest() {
 			PERF_SIZE=65536
 			[ "${t%% *}" != ib_atomic_bw ] || PERF_SIZE=8
 			pair "$t" $s tcp:$TCP_PORT check_perftest "-p $TCP_PORT" "-p $TCP_PORT @CTL@" \
-				$t -d "$DEV" -i 1 -x "$GID" -F -s $PERF_SIZE -n $PERF_ITERS
+				$t -d "$DEV" -i 1 -x "$GID" -F -s $PERF_SIZE -n $PERF_ITERS $timeout
 		done
 	done
 	rxe_check perftest
