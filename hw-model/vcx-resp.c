@@ -546,6 +546,11 @@ void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
         if (ud) {
             vcx_set(cqe, VCX_CQE_GRH, 1);
             vcx_set(cqe, VCX_CQE_ROCE_L3_TYPE, x->l3);
+            /* the frame's 802.1Q tag (mlx5 CQE l4_l3_hdr_type bit 0 and vlan_info) */
+            if (pkt->vlan) {
+                vcx_set(cqe, VCX_CQE_VLAN_PRESENT, 1);
+                vcx_set(cqe, VCX_CQE_VLAN_INFO, pkt->vlan_tci);
+            }
         }
         vcx_set(cqe, VCX_CQE_RQPN, pkt->sqpn);
         if (rcv.srq) {

@@ -24,6 +24,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
+#include "qemu/bswap.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qapi/error.h"
@@ -110,7 +111,8 @@ static VcxFaultKind vcx_fault_pick(VcxState *s, VcxRoceFault *f)
 /* Flip one byte from the BTH on (the last 4 are the ICRC): the ICRC check catches it. */
 static void vcx_fault_corrupt(VcxRoceFault *f, uint8_t *c, uint32_t len)
 {
-    uint32_t from = MIN(len - 1, VCX_ETH_HLEN + VCX_IP4_HLEN + VCX_UDP_HLEN);
+    uint32_t tag = len > 14 && lduw_be_p(c + 12) == 0x8100 ? VCX_VLAN_HLEN : 0;
+    uint32_t from = MIN(len - 1, VCX_ETH_HLEN + tag + VCX_IP4_HLEN + VCX_UDP_HLEN);
 
     c[from + (uint32_t)(vcx_fault_roll(f) * (len - from)) % (len - from)] ^= 0x5a;
 }

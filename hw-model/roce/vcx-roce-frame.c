@@ -3,7 +3,9 @@
  * frame built from a packet and its wire address, the ICRC, and a received frame parsed
  * and checked.
  *
- * Frame: Ethernet (no VLAN tag is sent), IPv4 (IHL 5, DF, TTL = hop limit, DSCP/ECN =
+ * Frame: Ethernet, with an IEEE 802.1Q tag when the source GID entry has a VLAN (its VID,
+ * PCP = the RC/UC path's eth_prio or the UD address vector's SL, DEI 0; a received frame
+ * may carry one tag, whose VID is not checked), IPv4 (IHL 5, DF, TTL = hop limit, DSCP/ECN =
  * traffic class, header checksum) or IPv6 (traffic class, flow label, hop limit), UDP
  * (destination port 4791, checksum 0), BTH, the extension headers in IBTA order (DETH,
  * RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH), the payload, the pad to 4 bytes and
@@ -156,11 +158,15 @@ uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p)
     uint32_t flags = vcx_roce_op_flags(p->opcode);
     uint32_t pad = (4 - (p->len & 3)) & 3;
     uint32_t l4len = VCX_UDP_HLEN + vcx_roce_hdr_len(flags) + p->len + pad + VCX_ICRC_LEN;
-    uint8_t *ip = f + VCX_ETH_HLEN, *udp, *b, *h;
+    uint8_t *ip = f + VCX_ETH_HLEN + (a->vlan ? VCX_VLAN_HLEN : 0), *udp, *b, *h;
 
     memcpy(f, a->dmac, 6);
     memcpy(f + 6, a->smac, 6);
-    stw_be_p(f + 12, a->ipv4 ? 0x0800 : 0x86dd);
+    if (a->vlan) {
+        stw_be_p(f + 12, 0x8100);
+        stw_be_p(f + 14, a->vlan_tci);
+    }
+    stw_be_p(ip - 2, a->ipv4 ? 0x0800 : 0x86dd);
     if (a->ipv4) {
         ip[0] = 0x45;
         ip[1] = a->tclass;
@@ -257,9 +263,11 @@ bool vcx_roce_parse(VcxState *s, const uint8_t *f, uint32_t len, VcxRocePkt *p)
         goto malformed;
     }
     type = lduw_be_p(f + 12);
-    if (type == 0x8100 && len >= 18) {
+    if (type == 0x8100 && len >= VCX_ETH_HLEN + VCX_VLAN_HLEN) {
+        p->vlan = true;
+        p->vlan_tci = lduw_be_p(f + 14);
         type = lduw_be_p(f + 16);
-        off = 18;
+        off = VCX_ETH_HLEN + VCX_VLAN_HLEN;
     }
     ip = f + off;
     if (type == 0x0800) {
@@ -413,7 +421,8 @@ uint16_t vcx_roce_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
     return ((fl & 0x3fff) ^ ((fl & 0xfc000) >> 14)) | 0xc000;
 }
 
-static void vcx_roce_addr_src(const uint8_t *gid, VcxWireAddr *a)
+/* Source MAC, IP and VLAN from a GID entry; prio is the tag's PCP. */
+static void vcx_roce_addr_src(const uint8_t *gid, uint8_t prio, VcxWireAddr *a)
 {
     if (!gid) {
         return;
@@ -421,6 +430,8 @@ static void vcx_roce_addr_src(const uint8_t *gid, VcxWireAddr *a)
     memcpy(a->sip, gid + VCX_FLD_BYTE(VCX_GID_L3_ADDRESS), 16);
     memcpy(a->smac, gid + VCX_FLD_BYTE(VCX_GID_MAC_47_32), 6);
     a->ipv4 = vcx_get(gid, VCX_GID_L3_TYPE) == VCX_GID_L3_IPV4;
+    a->vlan = vcx_get(gid, VCX_GID_VLAN_VALID);
+    a->vlan_tci = (prio & 7) << 13 | vcx_get(gid, VCX_GID_VLAN_ID);
 }
 
 /* An RC/UC QP's wire address: its primary path and the path's source GID entry. */
@@ -430,7 +441,8 @@ void vcx_roce_addr_path(VcxState *s, VcxQp *qp, VcxWireAddr *a)
     uint16_t sport = vcx_get(path, VCX_ADS_UDP_SPORT);
 
     memset(a, 0, sizeof(*a));
-    vcx_roce_addr_src(vcx_gid_entry(s, vcx_get(path, VCX_ADS_SRC_ADDR_INDEX)), a);
+    vcx_roce_addr_src(vcx_gid_entry(s, vcx_get(path, VCX_ADS_SRC_ADDR_INDEX)),
+                      vcx_get(path, VCX_ADS_ETH_PRIO), a);
     memcpy(a->dip, path + VCX_FLD_BYTE(VCX_ADS_RGID_RIP), 16);
     memcpy(a->dmac, path + VCX_FLD_BYTE(VCX_ADS_RMAC_47_32), 6);
     a->tclass = vcx_get(path, VCX_ADS_TCLASS);
@@ -446,7 +458,7 @@ bool vcx_roce_addr_av(VcxState *s, VcxQp *qp, const uint8_t *av, const uint8_t *
     uint16_t sport = vcx_get(av, VCX_WQE_AV_RLID_UDP_SPORT);
 
     memset(a, 0, sizeof(*a));
-    vcx_roce_addr_src(sgid, a);
+    vcx_roce_addr_src(sgid, vcx_get(av, VCX_WQE_AV_SL_ROCE), a);
     memcpy(a->dip, av + VCX_FLD_BYTE(VCX_WQE_AV_RGID), 16);
     memcpy(a->dmac, av + VCX_FLD_BYTE(VCX_WQE_AV_RMAC), 6);
     if (vcx_gid_is_mcast(a->dip)) {

@@ -15,6 +15,8 @@
 typedef struct VcxWireAddr {
     uint8_t dmac[6];
     uint8_t smac[6];
+    bool vlan;                  /* the source GID entry's VLAN: frames carry a tag */
+    uint16_t vlan_tci;          /* PCP (the path's eth_prio / the AV's SL), VID */
     bool ipv4;
     uint8_t sip[16];            /* GIDs; IPv4 in bytes 12..15 */
     uint8_t dip[16];

@@ -57,6 +57,8 @@ static void vcx_wire_msg(const VcxRocePkt *p, VcxQp *qp, uint64_t len, VcxPkt *m
     m->tclass = p->tclass;
     m->hop_limit = p->hop_limit;
     m->flow_label = p->flow_label;
+    m->vlan = p->vlan;
+    m->vlan_tci = p->vlan_tci;
     m->len = len;
 }
 

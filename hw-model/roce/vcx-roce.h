@@ -20,6 +20,7 @@
 
 /* Header sizes (IBTA 5.2 / 9.2 .. 9.4, RFC 791, RFC 8200, RFC 768). */
 #define VCX_ETH_HLEN            14u
+#define VCX_VLAN_HLEN           4u      /* IEEE 802.1Q tag: TPID 0x8100, PCP, DEI, VID */
 #define VCX_IP4_HLEN            20u
 #define VCX_IP6_HLEN            40u
 #define VCX_UDP_HLEN            8u
@@ -32,7 +33,7 @@
 #define VCX_ATOMICETH_LEN       28u
 #define VCX_ATOMICACK_LEN       8u
 #define VCX_ICRC_LEN            4u
-#define VCX_ROCE_HDR_MAX        (VCX_ETH_HLEN + VCX_IP6_HLEN + VCX_UDP_HLEN + \
+#define VCX_ROCE_HDR_MAX        (VCX_ETH_HLEN + VCX_VLAN_HLEN + VCX_IP6_HLEN + VCX_UDP_HLEN + \
                                  VCX_BTH_LEN + VCX_ATOMICETH_LEN)
 #define VCX_ROCE_FRAME_MAX      (VCX_ROCE_HDR_MAX + 4096 + 3 + VCX_ICRC_LEN)
 #define VCX_ROCE_PORT           4791
@@ -101,7 +102,9 @@ typedef struct VcxRocePkt {
     /* payload */
     const uint8_t *payload;
     uint32_t len;
-    /* IP of a received packet */
+    /* 802.1Q tag and IP of a received packet */
+    bool vlan;
+    uint16_t vlan_tci;          /* PCP (15:13), DEI, VID (11:0) */
     bool ipv4;
     uint8_t sgid[16], dgid[16];
     uint8_t tclass, hop_limit;

@@ -13,8 +13,9 @@
 # ibv_ud_pingpong and ibv_srq_pingpong -q 16, all with -c, at path MTU 1024 (netdev MTU
 # 1500) and 4096 (netdev MTU 9000 on both ends, when both ports then report an active MTU
 # of 4096); rping -C 200 -V; ucmatose; udaddy; ib_send_bw --use-srq, ib_write_bw,
-# ib_read_bw and ib_atomic_bw; NVMe over RDMA, target in vm0 then in vm1 (step_nvme); the
-# in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod).
+# ib_read_bw and ib_atomic_bw; RoCE over an 802.1Q VLAN (step_vlan); NVMe over RDMA, target
+# in vm0 then in vm1 (step_nvme); the in-kernel ULP test module vcx_wire_ulp, server in vm0
+# then in vm1 (step_kmod).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
 # and retransmissions are printed: see rxe_check); the kernel log must be clean.
@@ -31,7 +32,7 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast perftest nvme kmod counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan perftest nvme kmod counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-200}
 . "$(dirname "$0")/roce-lib.sh"
@@ -96,7 +97,7 @@ step_pingpong() {
 # otherwise); the client's 200 pings all completed.
 check_rping() { # OUT SIDE
 	! grep -q 'mismatch' "$1" || return 1
-	[ "$2" = server ] || [ "$(grep -c '^ping data: ' "$1")" = 200 ]
+	[ "$2" = server ] || [ "$(grep -c '^ping data: ' "$1")" = "${RPING_N:-200}" ]
 }
 check_cmatose() { grep -q 'test complete' "$1"; }
 
@@ -389,6 +390,46 @@ kmod_round() { # S
 	if [ -n "$base" ]; then ulp_expect_objects "$base" "$ctx"; fi
 	vm_signal "kmod$s-done"
 	vm_wait "kmod$s-done" $WAIT >/dev/null
+}
+
+# VLAN: both ends add $IF.77 (IEEE 802.1Q VID 77) with 192.168.78.N/24. ib_core gives the
+# port a RoCE v2 GID of that address whose entry names VLAN 77 (vcx_0: SET_ROCE_ADDRESS
+# with vlan_valid), so RoCE over it is tagged: ping across the VLAN, then ibv_rc_pingpong
+# -c and ibv_ud_pingpong -c at path MTU 1024 and rping -C 50 -V, each way. roce-check finds
+# the RoCE frames tagged with VID 77 from both MACs in both captures.
+VLAN_ID=77
+step_vlan() {
+	local vif=$IF.$VLAN_ID vip=192.168.78.$((me + 1)) vgid s srv common RPING_N=50
+	ip link add link "$IF" name "$vif" type vlan id $VLAN_ID || fail "ip link add $vif"
+	ip addr add "$vip/24" dev "$vif" || fail "ip addr add $vip/24 dev $vif"
+	ip link set "$vif" up || fail "ip link set $vif up"
+	vgid=$(vcx_roce_v2_gid "$DEV" "$vip") ||
+		fail "no RoCE v2 GID ::ffff:$vip on $DEV port 1 for $vif"
+	ok "vlan: $vif up, GID index $vgid (RoCE v2 ::ffff:$vip, VLAN $VLAN_ID)"
+	vm_signal vlan-up
+	vm_wait vlan-up $WAIT >/dev/null
+	ping -c 3 -W 5 -I "$vif" 192.168.78.$((other + 1)) >/tmp/vlan-ping.out 2>&1 ||
+		{ cat /tmp/vlan-ping.out >&2; fail "vlan: ping over $vif"; }
+	ok "vlan: ping over $vif to 192.168.78.$((other + 1))"
+	for s in 0 1; do
+		srv=192.168.78.$((s + 1))
+		common="-d $DEV -i 1 -g $vgid -n 50 -c"
+		TCP_PORT=$((TCP_PORT + 1))
+		pair "ibv_rc_pingpong vlan $VLAN_ID" $s tcp:$TCP_PORT check_vlan_pingpong "-p $TCP_PORT" \
+			"-p $TCP_PORT @CTL@" ibv_rc_pingpong -m 1024 -s 4096 $common
+		TCP_PORT=$((TCP_PORT + 1))
+		pair "ibv_ud_pingpong vlan $VLAN_ID" $s tcp:$TCP_PORT check_vlan_pingpong "-p $TCP_PORT" \
+			"-p $TCP_PORT @CTL@" ibv_ud_pingpong -s 1024 $common
+		pair "rping vlan $VLAN_ID" $s cm check_rping "-s -a $srv -C 50 -V -v" \
+			"-c -a $srv -C 50 -V -v" rping -p 7998
+	done
+	vm_signal vlan-done
+	vm_wait vlan-done $WAIT >/dev/null
+	ip link del "$vif" || fail "ip link del $vif"
+	rxe_check vlan
+}
+check_vlan_pingpong() { # OUT SIDE
+	! grep -q 'invalid data' "$1" && grep -q "50 iters in" "$1"
 }
 
 step_kmod() {

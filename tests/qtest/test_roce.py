@@ -16,7 +16,9 @@ zlib.crc32, and checks:
     executed once and answered again from the replay cache;
   - bad ICRC, truncated frame, BTH TVer 1, wrong P_Key, unknown QP: dropped and counted;
   - the GSI QP (QP 1, GSI Q_Key, the GRH area), UC (a gap drops the message), an IPv6 GID
-    (IPv6 fields, ICRC masking, UDP source port from the flow label), the QP's Q counter
+    (IPv6 fields, ICRC masking, UDP source port from the flow label), a GID on a VLAN
+    (802.1Q tag with VID and PCP sent; tagged frames received, the tag in the UD CQE),
+    the QP's Q counter
     (error NAKs received and sent, retries exceeded, flushes: enhanced error fields);
   - the wire-fault property: set and read back, refused values, drop and dup on transmit,
     corrupt on receive (caught by the ICRC), reorder on transmit;
@@ -853,6 +855,81 @@ def case_ipv6(v):
     v.set_gid(1, bytes(16))
 
 
+def untag(f):
+    """An 802.1Q-tagged frame: (TCI, the frame without its tag); TCI None if untagged."""
+    if f[12:14] != b"\x81\x00":
+        return None, f
+    return struct.unpack_from(">H", f, 14)[0], f[:12] + f[16:]
+
+
+def tag(f, tci):
+    return f[:12] + struct.pack(">HH", 0x8100, tci) + f[12:]
+
+
+def case_vlan(v):
+    """A GID entry with a VLAN: its frames carry an IEEE 802.1Q tag (VID from the entry;
+    PCP from the RC path's eth_prio or the UD address vector's SL); tagged frames are
+    received, and a UD receive CQE reports the tag (mlx5 CQE: l4_l3_hdr_type bit 0 at byte
+    0x1d, vlan_info at 0x1e)."""
+    pd, buf, key, cq = setup(v)
+    vid = 77
+    r = v.set_gid(2, bytes(10) + b"\xff\xff" + DEV_IP, mac=DEV_MAC, vlan=vid)
+    t.eq(r.status, 0, "SET_ROCE_ADDRESS 2: ::ffff:10.0.0.1 on VLAN 77")
+    qp = v.wire_qp("RC", pd, cq, path=[("src_addr_index", 2), ("eth_prio", 5)])
+    msg = pattern(10, 6)
+    v.qt.memwrite(buf, msg)
+    qp.post_send(SEND, dseg(buf, 10, key))
+    f = v.sock.recv(2.0)
+    t.ok(f is not None, "RC SEND over the VLAN GID: a frame")
+    tci, rest = untag(f)
+    t.eq(tci, 5 << 13 | vid, "802.1Q tag: TPID 0x8100, PCP 5 (eth_prio), DEI 0, VID 77")
+    d = decode(rest)
+    check_hdr(d, "tagged SEND_ONLY", 0x04, RQPN, 0x100, 1, 10)
+    t.eq(d["payload"], msg, "tagged SEND_ONLY: payload")
+    v.inject(tag(frame(0x11, qp.qpn, 0x100, ext=aeth(0x1f, 1)), 5 << 13 | vid))
+    t.ok(cq.poll() is not None, "a tagged ACK completes it")
+
+    ud = v.create_qp("UD", pd, cq, cq)
+    v.connect(ud, qkey=0x1111)
+    a = bytearray(48)
+    struct.pack_into(">I", a, 0, 0x2222)
+    struct.pack_into(">I", a, 8, 0x80000000 | 0x456)
+    a[0x14:0x1a] = PEER
+    a[0x1b] = 64
+    struct.pack_into(">I", a, 0x1c, 1 << 30)
+    a[0x20:0x30] = PEER_GID
+    put(a, P["VCX_WQE_AV_SGID_INDEX"], 2)
+    a[0x0c] |= 3 << 1                   # SL 3: RoCE AVs keep it in byte 0x0c bits 3:1
+    qp_msg = pattern(20, 7)
+    v.qt.memwrite(buf, qp_msg)
+    ud.post_send(SEND, bytes(a) + dseg(buf, 20, key))
+    f = v.sock.recv(2.0)
+    t.ok(f is not None, "UD SEND over the VLAN GID: a frame")
+    tci, rest = untag(f)
+    t.eq(tci, 3 << 13 | vid, "UD: 802.1Q tag with PCP 3 (the AV's SL), VID 77")
+    d = decode(rest)
+    t.eq((d["qkey"], d["sqpn"], d["payload"]), (0x2222, ud.qpn, qp_msg),
+         "tagged UD SEND_ONLY: DETH and payload")
+    t.ok(cq.poll() is not None, "UD send CQE")
+
+    deth = struct.pack(">II", 0x1111, 0x456)
+    for tci, what in ((6 << 13 | vid, "tagged"), (None, "untagged")):
+        ud.post_recv([(buf + 0x1000, 40 + 64, key)])
+        dgram = pattern(64, 8 if tci else 9)
+        f = frame(0x04, ud.qpn, 0, dgram, ext=deth, transport=0x60)
+        v.inject(tag(f, tci) if tci is not None else f)
+        e = cq.poll()
+        t.ok(e is not None and cqe_fields(e)["opcode"] == 2, what + " UD datagram received")
+        if e is None:
+            continue
+        t.eq((e[0x1d] & 1, struct.unpack_from(">H", e, 0x1e)[0]),
+             (1, tci) if tci is not None else (0, 0),
+             what + " UD receive CQE: vlan present and vlan_info (PCP 6, VID 77)"
+             if tci is not None else what + " UD receive CQE: no vlan")
+        t.eq(v.qt.memread(buf + 0x1000 + 40, 64), dgram, what + " datagram's bytes")
+    v.set_gid(2, bytes(16))
+
+
 def case_rx_faults(v):
     """wire-fault: corrupt on receive is caught by the ICRC; reorder on transmit."""
     pd, buf, key, cq = setup(v)
@@ -1148,6 +1225,7 @@ def main():
                          ("READ asked again", case_read_reissue),
                          ("READ retries and forward progress", case_read_retry_count),
                          ("wire faults", case_faults), ("IPv6", case_ipv6),
+                         ("VLAN", case_vlan),
                          ("receive faults", case_rx_faults), ("fuzz", case_fuzz),
                          ("multicast commands", case_mcast_cmds),
                          ("multicast receive", case_mcast_rx),

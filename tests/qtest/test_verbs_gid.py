@@ -123,11 +123,29 @@ def ud_grh(v):
     # IPv4: the header's source address from GID 4
     b.post_recv([(buf + 0x2000, 40 + 64, key)])
     a.post_send(SEND, av(b.qpn, QKEY, sgid_index=4) + dseg(buf, len(msg), key))
-    cq.poll_all()
+    got = {cqe_fields(e)["qpn"]: e for e in cq.poll_all()}
     g = v.qt.memread(buf + 0x2000, 40)
     t.eq((g[:20], g[20], g[32:36], g[36:40]),
          (bytes(20), 0x45, bytes([192, 168, 1, 7]), bytes([10, 0, 0, 1])),
          "IPv4 header: saddr 192.168.1.7 from GID 4, daddr 10.0.0.1 (was the daddr before)")
+    # mlx5 CQE: l4_l3_hdr_type (byte 0x1d) bit 0 = VLAN present, vlan_info at 0x1e
+    e = got.get(b.qpn, bytes(64))
+    t.eq((e[0x1d] & 1, struct.unpack_from(">H", e, 0x1e)[0]), (0, 0),
+         "UD receive from a GID without a VLAN: no VLAN in the CQE")
+    # a GID entry on VLAN 77: the receiver's CQE reports the tag a frame would carry
+    # (PCP = the AV's SL, RoCE AVs keep it in byte 0x0c bits 3:1)
+    check(set_raw(v, 5, entry(GID_V4, l3=0, vlan=77)), 0, 0, "GID 5: ::ffff:192.168.1.7, VLAN 77")
+    b.post_recv([(buf + 0x2800, 40 + 64, key)])
+    a5 = bytearray(av(b.qpn, QKEY, sgid_index=5))
+    a5[0x0c] |= 2 << 1
+    a.post_send(SEND, bytes(a5) + dseg(buf, len(msg), key))
+    got = {cqe_fields(e)["qpn"]: e for e in cq.poll_all()}
+    e = got.get(b.qpn, bytes(64))
+    t.eq((e[0x1d] & 1, struct.unpack_from(">H", e, 0x1e)[0], v.qt.memread(buf + 0x2800 + 40,
+                                                                          len(msg))),
+         (1, 2 << 13 | 77, msg),
+         "UD receive from GID 5: VLAN present, vlan_info PCP 2 (the AV's SL) and VID 77")
+    check(set_raw(v, 5, bytes(32)), 0, 0, "delete GID 5")
     # an AV naming a deleted entry
     check(set_raw(v, 3, bytes(32)), 0, 0, "delete GID 3")
     b.post_recv([(buf + 0x3000, 40 + 64, key)])
