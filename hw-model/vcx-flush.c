@@ -239,6 +239,7 @@ void vcx_xport_qp_err(VcxState *s, VcxQp *qp)
     qp->xs->req.x.active = false;
     vcx_roce_qp_err(s, qp);
     qp->rnr_wait = false;
+    qp->ack_wait = false;
     timer_del(qp->rnr_timer);
     rx->seq = 0;
     if (rx->held) {

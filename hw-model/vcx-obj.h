@@ -201,6 +201,7 @@ struct VcxQp {
     uint8_t rnr_left;           /* RNR retries left for the WQE at sq_ci */
     uint8_t retry_left;
     bool rnr_wait;              /* SQ stalled until the RNR timer fires */
+    bool ack_wait;              /* loopback: that wait is a local ACK timeout (counted) */
     bool kicked;                /* on the executor's run queue */
     bool err_watched;           /* on the ERR watch list (vcx_xport_err_watch) */
     bool comm_est;              /* Communication Established posted since INIT2RTR */

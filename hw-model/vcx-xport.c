@@ -467,6 +467,11 @@ static void vcx_rnr_timer_cb(void *opaque)
     VcxQp *qp = opaque;
 
     qp->rnr_wait = false;
+    if (qp->ack_wait) {
+        /* ConnectX counts the timeouts within retry_count (the last: retries exceeded) */
+        qp->ack_wait = false;
+        vcx_qp_qc(qp->s, qp, VCX_QC_LOCAL_ACK_TIMEOUT_ERR);
+    }
     trace_vcx_rnr_retry(qp->qpn, qp->rnr_left);
     vcx_xport_kick(qp->s, qp);
 }
@@ -990,6 +995,7 @@ static VcxStep vcx_req_answer(VcxState *s, VcxQp *qp, VcxReq *rq)
             }
             qp->retry_left--;
             qp->rnr_wait = true;        /* the SQ waits for the same timer */
+            qp->ack_wait = true;
             timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                                      vcx_ack_timeout_ns(qp));
             return VCX_STEP_STOP;
@@ -1008,6 +1014,8 @@ static VcxStep vcx_req_answer(VcxState *s, VcxQp *qp, VcxReq *rq)
         if (qp->rnr_retry != VCX_RNR_INFINITE) {
             qp->rnr_left--;
         }
+        /* ConnectX counts the RNR NAKs within rnr_retry (the last: retries exceeded) */
+        vcx_qp_qc(s, qp, VCX_QC_RNR_NAK_RETRY_ERR);
         qp->rnr_wait = true;
         timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                                  vcx_rnr_ns(ack->rnr_timer));
@@ -1224,6 +1232,7 @@ void vcx_xport_qp_init(VcxState *s, VcxQp *qp)
     qp->xs = g_new0(VcxXportQp, 1);
     qp->rnr_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vcx_rnr_timer_cb, qp);
     qp->rnr_wait = false;
+    qp->ack_wait = false;
     qp->rnr_left = qp->rnr_retry;
     qp->retry_left = qp->retry_count;
 }

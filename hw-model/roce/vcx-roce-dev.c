@@ -479,14 +479,16 @@ char *vcx_roce_state(VcxState *s)
         " local_ack_timeout_err=%" PRIu64 " rnr_nak_retry_err=%" PRIu64
         " rnr_nak_sent=%" PRIu64 " rnr_nak_rcvd=%" PRIu64 " nak_sent=%" PRIu64
         " acks_sent=%" PRIu64 " retransmits=%" PRIu64 " out_of_buffer=%" PRIu64
-        " uc_msg_dropped=%" PRIu64 " fault_drop=%" PRIu64 " fault_dup=%" PRIu64
+        " uc_msg_dropped=%" PRIu64 " req_transport_retries_exceeded=%" PRIu64
+        " req_rnr_retries_exceeded=%" PRIu64 " fault_drop=%" PRIu64 " fault_dup=%" PRIu64
         " fault_reorder=%" PRIu64 " fault_corrupt=%" PRIu64,
         t->tx_pkts, t->tx_bytes, t->rx_pkts, t->rx_bytes, t->icrc_err, t->malformed,
         t->bad_tver, t->bad_pkey, t->bad_qp, t->bad_opcode, t->qkey_err,
         t->out_of_sequence, t->duplicate_request, t->packet_seq_err,
         t->implied_nak_seq_err, t->local_ack_timeout_err, t->rnr_nak_retry_err,
         t->rnr_nak_sent, t->rnr_nak_rcvd, t->nak_sent, t->acks_sent, t->retransmits,
-        t->out_of_buffer, t->uc_msg_dropped, t->fault_drop, t->fault_dup,
+        t->out_of_buffer, t->uc_msg_dropped, t->req_transport_retries_exceeded,
+        t->req_rnr_retries_exceeded, t->fault_drop, t->fault_dup,
         t->fault_reorder, t->fault_corrupt);
 }
 

@@ -298,6 +298,11 @@ static void vcx_win_fail(VcxState *s, VcxQp *qp, VcxWireWin *w, uint8_t synd,
     const VcxWireMsg *m = vcx_win_msg(w, 0);
 
     trace_vcx_roce_req_done(qp->qpn, why);
+    if (synd == VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR) {
+        vcx_roce(s)->st.req_transport_retries_exceeded++;
+    } else if (synd == VCX_CQE_SYND_RNR_RETRY_EXC_ERR) {
+        vcx_roce(s)->st.req_rnr_retries_exceeded++;
+    }
     vcx_req_fail(s, qp, m->nbb, m->opcode, synd, why);     /* clears the window */
 }
 
@@ -590,11 +595,12 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         }
         st->rnr_nak_rcvd++;
         if (qp->rnr_retry != VCX_RNR_INFINITE && !qp->rnr_left) {
-            st->rnr_nak_retry_err++;
-            vcx_qp_qc(s, qp, VCX_QC_RNR_NAK_RETRY_ERR);
             vcx_win_fail(s, qp, w, VCX_CQE_SYND_RNR_RETRY_EXC_ERR, "RNR retries exhausted");
             return;
         }
+        /* counted while within rnr_retry; the last one is req_rnr_retries_exceeded */
+        st->rnr_nak_retry_err++;
+        vcx_qp_qc(s, qp, VCX_QC_RNR_NAK_RETRY_ERR);
         if (qp->rnr_retry != VCX_RNR_INFINITE) {
             qp->rnr_left--;
         }
@@ -621,13 +627,13 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
             if (w->rnr && p->psn == w->rnr_psn) {
                 return;                 /* the gap an RNR NAK already named: wait for it */
             }
-            st->packet_seq_err++;
-            vcx_qp_qc(s, qp, VCX_QC_PACKET_SEQ_ERR);
             if (!qp->retry_left) {
                 vcx_win_fail(s, qp, w, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
                              "PSN sequence NAKs, retries exhausted");
                 return;
             }
+            st->packet_seq_err++;       /* within retry_count, as ConnectX counts it */
+            vcx_qp_qc(s, qp, VCX_QC_PACKET_SEQ_ERR);
             qp->retry_left--;
             st->retransmits++;
             vcx_win_goback(w, p->psn);
@@ -803,14 +809,14 @@ VcxWinStep vcx_roce_win_run(VcxState *s, VcxQp *qp, VcxBudget *b)
             w->rnr = false;             /* the RNR wait is over: send from its PSN */
             st->retransmits++;
         } else if (w->n && vcx_win_una(w) != w->psn_hi) {
-            st->local_ack_timeout_err++;
-            vcx_qp_qc(s, qp, VCX_QC_LOCAL_ACK_TIMEOUT_ERR);
             trace_vcx_roce_req_timeout(qp->qpn, vcx_win_una(w), qp->retry_left);
             if (!qp->retry_left) {
                 vcx_win_fail(s, qp, w, VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR,
                              "local ACK timeout, retries exhausted");
                 return VCX_WIN_STOP;
             }
+            st->local_ack_timeout_err++;        /* within retry_count */
+            vcx_qp_qc(s, qp, VCX_QC_LOCAL_ACK_TIMEOUT_ERR);
             qp->retry_left--;
             st->retransmits++;
             vcx_win_goback(w, vcx_win_una(w));

@@ -118,6 +118,7 @@ typedef struct VcxRoceStats {
     uint64_t out_of_sequence, duplicate_request, packet_seq_err, implied_nak_seq_err;
     uint64_t local_ack_timeout_err, rnr_nak_retry_err, rnr_nak_sent, rnr_nak_rcvd;
     uint64_t nak_sent, acks_sent, retransmits, out_of_buffer, uc_msg_dropped;
+    uint64_t req_transport_retries_exceeded, req_rnr_retries_exceeded;
     uint64_t fault_drop, fault_dup, fault_reorder, fault_corrupt;
 } VcxRoceStats;
 

@@ -23,8 +23,9 @@
 #                   state; mode vcx only: an rxe end fails on any bad ICRC);
 #   dup:            the responder saw duplicate requests (duplicate_request);
 #   reorder:        the responder saw a PSN gap (out_of_sequence / out_of_seq_request);
-# and no RNR or transport retry was exhausted (rnr_nak_retry_err; rxe's hard errors, as
-# roce-link.sh checks them). The kernel log must be clean at the end.
+# and no RNR or transport retry was exhausted (req_rnr_retries_exceeded,
+# req_transport_retries_exceeded; rxe's hard errors, as roce-link.sh checks them). RNR NAKs
+# within rnr_retry (rnr_nak_retry_err) are printed, not failed. The kernel log must be clean at the end.
 # LOSS_ACK_TIMEOUT: the QP's local ACK timeout exponent (4.096 us << T; default 14, 67 ms).
 # LOSS_MSGS: messages per phase. LOSS_SERVERS: the VMs that serve, one stream each
 # (default vcx: 1; peer: "1 0").
@@ -54,7 +55,7 @@ STREAM=$VCX_BUILD/vcx_rc_stream
 QOM=/machine/peripheral/vcx0
 
 # This VM's counters as "name=value" words: vcx_0's Q counter and device state, or rxe's.
-VCX_QC="out_of_sequence duplicate_request packet_seq_err implied_nak_seq_err local_ack_timeout_err rnr_nak_retry_err out_of_buffer"
+VCX_QC="out_of_sequence duplicate_request packet_seq_err implied_nak_seq_err local_ack_timeout_err rnr_nak_retry_err out_of_buffer req_rnr_retries_exceeded req_transport_retries_exceeded"
 VCX_ST="roce_icrc_err roce_malformed roce_bad_tver roce_bad_pkey roce_bad_qp roce_bad_opcode roce_rx_drop retransmits nak_sent rnr_nak_rcvd fault_drop fault_dup fault_reorder fault_corrupt"
 snapshot() {
 	local stats st name v
@@ -138,7 +139,8 @@ evidence() { # FAULT MINE THEIRS
 			why="$why; no responder saw a PSN gap (out_of_sequence)"
 		;;
 	esac
-	for c in rnr_nak_retry_err retry_exceeded_err retry_rnr_exceeded_err send_err link_downed; do
+	for c in req_rnr_retries_exceeded req_transport_retries_exceeded retry_exceeded_err \
+		retry_rnr_exceeded_err send_err link_downed; do
 		[ "$(g "$mine" $c)" = 0 ] && [ "$(g "$theirs" $c)" = 0 ] || why="$why; $c grew"
 	done
 	[ -z "$why" ] || { echo "${why#; }"; return 1; }

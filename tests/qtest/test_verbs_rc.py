@@ -6,7 +6,8 @@ READ, ATOMIC_FA/CS, rkey violations (remote access error, QP to ERR, flush CQEs)
 with rnr_retry and the RNR timer, RNR retry exhaustion, malformed WQEs (bad DS count,
 opcode, lkey), responder length error, CQ arming and completion events, the responder's
 Q counter (requests by kind, RNR as out_of_buffer; counter_set_id changed in RTS, an
-unallocated one refused), its enhanced error fields (capability enhanced_error_q_counters:
+unallocated one refused), the requester's retransmission fields (RNR NAKs and local ACK
+timeouts within their retry counts), its enhanced error fields (capability enhanced_error_q_counters:
 error CQEs of each side, remote access and invalid request NAKs, flushes one per WQE,
 transport and RNR retries exceeded, a responder length error; clear). CQEs are checked
 byte by byte; payloads at their destination."""
@@ -600,9 +601,47 @@ def receive_past_key(v):
     t.eq(v.qt.memread(buf + 0x2100, 64), b"\xee" * 64, "nothing written past the key")
 
 
+def requester_q_counters(v):
+    """The requester's retransmission fields between QPs of the port, as the PRM counts
+    them: rnr_nak_retry_err for each RNR NAK within rnr_retry and local_ack_timeout_err
+    for each local ACK timeout within retry_count; the one that exhausts the count goes to
+    req_rnr_retries_exceeded or req_transport_retries_exceeded instead."""
+    fields = ("rnr_nak_retry_err", "local_ack_timeout_err", "req_rnr_retries_exceeded",
+              "req_transport_retries_exceeded")
+    pd = v.alloc_pd()
+    buf = v.alloc(0x1000)
+    key = v.create_mkey(pd, buf, 0x1000)
+    cq = v.create_cq()
+    qc = alloc_qc(v)
+    a = v.create_qp("RC", pd, cq, cq)
+    b = v.create_qp("RC", pd, cq, cq)
+    v.connect(a, b.qpn, rnr_retry=2)
+    v.connect(b, a.qpn)
+    t.eq(set_counter(v, a, qc).status, 0, "the requester's Q counter")
+    a.post_send(SEND, dseg(buf, 4, key))
+    v.advance(100000000, 5000)              # 100 ms: RNR timer 0.01 ms (min_rnr 1)
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x16)],
+         "no receive WQE, rnr_retry 2: RNR retry exceeded")
+    t.eq(query_qc(v, qc, *fields), (2, 0, 1, 0),
+         "two RNR NAKs retried (rnr_nak_retry_err 2), the third: req_rnr_retries_exceeded 1")
+    c = v.create_qp("RC", pd, cq, cq)
+    v.connect(c, 0xfffff0, retry=2)         # no such QP: nothing answers
+    t.eq(set_counter(v, c, qc).status, 0, "a second requester on the same Q counter")
+    c.post_send(SEND, dseg(buf, 4, key))
+    for _ in range(4):                      # ACK timeout 14: 67 ms each
+        v.advance(70000000, 70000000)
+        v.settle()
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x15)],
+         "no responder, retry_count 2: transport retry exceeded")
+    t.eq(query_qc(v, qc, *fields), (2, 2, 1, 1),
+         "two local ACK timeouts retried (local_ack_timeout_err 2), the third: "
+         "req_transport_retries_exceeded 1")
+
+
 def main():
     run_cases(t, (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr),
-                  ("q_counters", q_counters), ("error_counters", error_counters),
+                  ("q_counters", q_counters), ("requester_q_counters", requester_q_counters),
+                  ("error_counters", error_counters),
                   ("malformed", malformed), ("arming", arming), ("overrun", overrun),
                   ("self_loop", self_loop), ("no_rq", no_rq),
                   ("retry_and_inval", retry_and_inval),
