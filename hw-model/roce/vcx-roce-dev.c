@@ -35,15 +35,16 @@
 
 /*
  * Where a QP's message to GID dgid goes: the wire when the port has a netdev peer and
- * dgid is none of the port's own RoCE addresses (RC, UC, UD and QP1; XRC stays on the
- * port), otherwise the loopback engine.
+ * dgid is none of the port's own RoCE addresses (RC, UC, UD, QP1 and XRC initiators),
+ * otherwise the loopback engine.
  */
 bool vcx_roce_route_gid(VcxState *s, VcxQp *qp, const uint8_t *dgid)
 {
     if (!s->nic || !qemu_get_queue(s->nic)->peer) {
         return false;
     }
-    if (qp->st != VCX_QP_ST_RC && qp->st != VCX_QP_ST_UC && !vcx_qp_is_dgram(qp)) {
+    if (qp->st != VCX_QP_ST_RC && qp->st != VCX_QP_ST_UC && !vcx_qp_is_dgram(qp) &&
+        !(qp->st == VCX_QP_ST_XRC && !qp->no_sq)) {
         return false;
     }
     for (uint32_t i = 0; i < VCX_GID_TABLE_SIZE; i++) {
@@ -199,7 +200,7 @@ void vcx_roce_send_aeth(VcxState *s, VcxQp *qp, uint8_t synd, uint32_t psn)
 {
     VcxWireAddr a;
     VcxRocePkt p = {
-        .opcode = IB_TRANSPORT_RC | IB_OP_ACKNOWLEDGE, .pkey = VCX_DEFAULT_PKEY,
+        .opcode = vcx_roce_rc_transport(qp) | IB_OP_ACKNOWLEDGE, .pkey = VCX_DEFAULT_PKEY,
         .dqpn = qp->remote_qpn, .psn = psn & VCX_PSN_MASK, .aeth_synd = synd,
         .msn = qp->msn,
     };
@@ -328,9 +329,11 @@ static bool vcx_roce_rx_one(VcxState *s, const uint8_t *f, uint32_t len)
         return false;
     }
     if (p.flags & (VCX_OPF_ACK | VCX_OPF_READ_RESP)) {
-        if (qp->st != VCX_QP_ST_RC) {
+        /* RC answers to an RC QP, XRC answers to an XRC initiator */
+        if ((p.opcode & ~IB_OP_MASK) != vcx_roce_rc_transport(qp) ||
+            (qp->st != VCX_QP_ST_RC && !(qp->st == VCX_QP_ST_XRC && !qp->no_sq))) {
             st->bad_qp++;
-            trace_vcx_roce_rx_drop(p.opcode, p.dqpn, "answer for a QP not RC");
+            trace_vcx_roce_rx_drop(p.opcode, p.dqpn, "answer for a QP not RC nor XRC initiator");
             return false;
         }
         vcx_roce_req_rx(s, qp, &p);

@@ -8,8 +8,9 @@
  * may carry one tag, whose VID is not checked), IPv4 (IHL 5, DF, TTL = hop limit, DSCP/ECN =
  * traffic class, header checksum) or IPv6 (traffic class, flow label, hop limit), UDP
  * (destination port 4791, checksum 0), BTH, the extension headers in IBTA order (DETH,
- * RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH), the payload, the pad to 4 bytes and
- * the 4-byte ICRC.
+ * XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH), the payload, the pad to 4
+ * bytes and the 4-byte ICRC. XRC (transport 0xa0, IBTA annex A14) has the RC operations;
+ * its requests carry the XRCETH (the XRC SRQ at the target), its answers do not.
  *
  * ICRC (Annex A17.3.3): CRC-32 (zlib's crc32(), the IEEE 802.3 polynomial with its
  * initial and final inversion) over 8 bytes of 0xff standing for the masked LRH, then
@@ -79,6 +80,11 @@ uint32_t vcx_roce_op_flags(uint8_t opcode)
         return (f & VCX_OPF_UC) ? f : 0;
     case IB_TRANSPORT_UD:
         return (f & VCX_OPF_UD) ? f | VCX_OPF_DETH : 0;
+    case IB_TRANSPORT_XRC:
+        if (!(f & VCX_OPF_RC)) {
+            return 0;
+        }
+        return (f & (VCX_OPF_ACK | VCX_OPF_READ_RESP)) ? f : f | VCX_OPF_XRCETH;
     default:
         return 0;
     }
@@ -88,6 +94,7 @@ uint32_t vcx_roce_op_flags(uint8_t opcode)
 uint32_t vcx_roce_hdr_len(uint32_t flags)
 {
     return VCX_BTH_LEN + (flags & VCX_OPF_DETH ? VCX_DETH_LEN : 0) +
+           (flags & VCX_OPF_XRCETH ? VCX_XRCETH_LEN : 0) +
            (flags & VCX_OPF_RETH ? VCX_RETH_LEN : 0) +
            (flags & VCX_OPF_ATOMIC ? VCX_ATOMICETH_LEN : 0) +
            (flags & VCX_OPF_AETH ? VCX_AETH_LEN : 0) +
@@ -207,6 +214,10 @@ uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p)
         stl_be_p(h, p->qkey);
         stl_be_p(h + 4, p->sqpn & 0xffffff);
         h += VCX_DETH_LEN;
+    }
+    if (flags & VCX_OPF_XRCETH) {
+        stl_be_p(h, p->xrc_srqn & 0xffffff);
+        h += VCX_XRCETH_LEN;
     }
     if (flags & VCX_OPF_RETH) {
         stq_be_p(h, p->va);
@@ -367,6 +378,10 @@ bool vcx_roce_parse(VcxState *s, const uint8_t *f, uint32_t len, VcxRocePkt *p)
         p->qkey = ldl_be_p(h);
         p->sqpn = ldl_be_p(h + 4) & 0xffffff;
         h += VCX_DETH_LEN;
+    }
+    if (p->flags & VCX_OPF_XRCETH) {
+        p->xrc_srqn = ldl_be_p(h) & 0xffffff;
+        h += VCX_XRCETH_LEN;
     }
     if (p->flags & VCX_OPF_RETH) {
         p->va = ldq_be_p(h);

@@ -121,6 +121,7 @@ static bool vcx_wire_send_data(VcxState *s, const VcxReq *rq, const VcxWireAddr 
         .se = m->se && i + 1 == n,
         .qkey = m->qkey,
         .sqpn = m->sqpn,
+        .xrc_srqn = m->xrc_srqn,
         .imm = m->inv_rkey ? m->inv_rkey : m->imm,
         .len = MIN(m->len - MIN(off, m->len), mtu),
         .payload = buf,
@@ -212,10 +213,13 @@ bool vcx_roce_win_busy(const VcxQp *qp)
     return qp->xs->win && qp->xs->win->n;
 }
 
-/* An RC QP whose path leads off the port (or with WQEs still in its window). */
+/*
+ * An RC QP or XRC initiator whose path leads off the port (or with WQEs still in its
+ * window).
+ */
 bool vcx_roce_win_wants(VcxState *s, VcxQp *qp)
 {
-    if (qp->st != VCX_QP_ST_RC) {
+    if (qp->st != VCX_QP_ST_RC && !(qp->st == VCX_QP_ST_XRC && !qp->no_sq)) {
         return false;
     }
     return vcx_roce_win_busy(qp) ||
@@ -689,7 +693,7 @@ static bool vcx_win_send(VcxState *s, VcxQp *qp, VcxWireWin *w, VcxWireMsg *m,
             .psn = (m->first_psn + i) & VCX_PSN_MASK, .ackreq = true,
             .va = pm->va + off, .rkey = pm->rkey,
             .dma_len = pm->dma_len - MIN(off, pm->dma_len),
-            .swap_add = pm->swap_add, .compare = pm->compare,
+            .swap_add = pm->swap_add, .compare = pm->compare, .xrc_srqn = pm->xrc_srqn,
         };
 
         if (w->tx == 0) {

@@ -111,6 +111,33 @@ static void vcx_wire_fatal(VcxState *s, VcxQp *qp, uint8_t synd, uint32_t psn,
     vcx_qp_to_err(s, qp);
 }
 
+/*
+ * The receive side of a request: the QP's own, or for an XRC target the XRC SRQ its
+ * XRCETH names (with that SRQ's CQ and PD, IBTA 11.2.7), which must be an XRC SRQ of the
+ * target's domain and not in error. False, with the NAK invalid request sent and the
+ * target in ERR, if it is not (vcx-xrc.c).
+ */
+static bool vcx_wire_recv(VcxState *s, VcxQp *qp, const VcxRocePkt *p, VcxRecv *rcv)
+{
+    const char *why = NULL;
+    VcxSrq *srq;
+
+    if (!vcx_qp_is_xrc_tgt(qp)) {
+        *rcv = vcx_recv_own(qp);
+        return true;
+    }
+    srq = vcx_xrc_target_srq(s, qp, p->xrc_srqn, &why);
+    if (!srq) {
+        trace_vcx_roce_resp_err(qp->qpn, p->psn, why);
+        vcx_wire_nak(s, qp, VCX_AETH_NAK_INV_REQ, p->psn);
+        qp->xs->wresp.in_msg = false;
+        vcx_xrc_invalid_request(s, qp, p->xrc_srqn, why);
+        return false;
+    }
+    *rcv = vcx_recv_xrc(s, srq);
+    return true;
+}
+
 /* The packet was taken: the next PSN, and the ACK it asks for. */
 static void vcx_wire_accept(VcxState *s, VcxQp *qp, const VcxRocePkt *p, bool ack)
 {
@@ -197,7 +224,7 @@ static void vcx_wire_atomic_ack(VcxState *s, VcxQp *qp, const VcxWireRdEntry *e)
 {
     VcxWireAddr a;
     VcxRocePkt r = {
-        .opcode = IB_TRANSPORT_RC | IB_OP_ATOMIC_ACK, .pkey = VCX_DEFAULT_PKEY,
+        .opcode = vcx_roce_rc_transport(qp) | IB_OP_ATOMIC_ACK, .pkey = VCX_DEFAULT_PKEY,
         .dqpn = qp->remote_qpn, .psn = e->psn, .aeth_synd = VCX_AETH_ACK,
         .msn = qp->msn, .orig = e->orig,
     };
@@ -334,11 +361,14 @@ static VcxWireRdEntry *vcx_wire_rd_new(VcxWireResp *wr)
 static void vcx_wire_read(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t mtu)
 {
     VcxWireResp *wr = &qp->xs->wresp;
-    VcxRecv rcv = vcx_recv_own(qp);
     VcxPkt m = { .rkey = p->rkey, .va = p->va };
     VcxWireRdEntry *e;
+    VcxRecv rcv;
     VcxMkey *mk;
 
+    if (!vcx_wire_recv(s, qp, p, &rcv)) {
+        return;
+    }
     if (vcx_wire_rd_pending(wr) >= (1u << MIN(qp->log_rra_max, VCX_LOG_MAX_RA))) {
         /* more READs and atomics outstanding than max_dest_rd_atomic: an invalid request */
         vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn,
@@ -372,14 +402,17 @@ static void vcx_wire_read(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
 static void vcx_wire_atomic(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
 {
     VcxWireResp *wr = &qp->xs->wresp;
-    VcxRecv rcv = vcx_recv_own(qp);
     VcxPkt m = { .rkey = p->rkey, .va = p->va };
     uint8_t v[8];
     uint64_t orig, val;
     VcxWireRdEntry *e;
+    VcxRecv rcv;
     VcxMkey *mk;
     bool big = vcx_atomic_big_endian(s);
 
+    if (!vcx_wire_recv(s, qp, p, &rcv)) {
+        return;
+    }
     if (p->va & 7) {
         vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn, "atomic not 8-byte aligned");
         return;
@@ -432,11 +465,14 @@ static void vcx_wire_send(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
 {
     VcxWireResp *wr = &qp->xs->wresp;
     VcxRx *rx = &qp->xs->rx;
-    VcxRecv rcv = vcx_recv_own(qp);
     bool rc = vcx_qp_reliable(qp);
     uint8_t op = p->opcode & IB_OP_MASK, synd = 0;
     VcxSglCursor c;
+    VcxRecv rcv;
 
+    if (!vcx_wire_recv(s, qp, p, &rcv)) {
+        return;
+    }
     if (p->flags & VCX_OPF_FIRST) {
         uint16_t index = 0;
         int r = vcx_resp_take_wqe(s, qp, &rcv, &index, &synd);
@@ -467,6 +503,15 @@ static void vcx_wire_send(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
         wr->first_op = op;
         rx->held = true;
         rx->index = index;
+        if (vcx_qp_is_xrc_tgt(qp)) {
+            rx->srqn = rcv.srq->srqn;   /* where a flush completes it */
+            rx->srq_gen = rcv.srq->gen;
+        }
+    } else if (vcx_qp_is_xrc_tgt(qp) &&
+               (rcv.srq->srqn != rx->srqn || rcv.srq->gen != rx->srq_gen)) {
+        vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn,
+                       "XRCETH names another XRC SRQ in the middle of a message");
+        return;
     }
     if (wr->off + p->len > rx->sgl.total) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x receive WQE 0x%x holds %" PRIu64
@@ -495,6 +540,10 @@ static void vcx_wire_send(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
         x.uses_rx = true;
         x.scatter = true;
         x.index = wr->index;
+        if (vcx_qp_is_xrc_tgt(qp)) {
+            x.srqn = rcv.srq->srqn;
+            x.srq_gen = rcv.srq->gen;
+        }
         x.op = (p->flags & VCX_OPF_IETH) ? IB_OP_SEND_ONLY_INV : op;
         x.cqe_op = (p->flags & VCX_OPF_IETH) ? VCX_CQE_RESP_SEND_INV :
                    (p->flags & VCX_OPF_IMM) ? VCX_CQE_RESP_SEND_IMM : VCX_CQE_RESP_SEND;
@@ -511,13 +560,16 @@ static void vcx_wire_send(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
 static void vcx_wire_write(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t mtu)
 {
     VcxWireResp *wr = &qp->xs->wresp;
-    VcxRecv rcv = vcx_recv_own(qp);
     bool rc = vcx_qp_reliable(qp);
     uint16_t index = 0;
     uint8_t synd = 0;
     VcxSglCursor c;
+    VcxRecv rcv;
     VcxSgl l;
 
+    if (!vcx_wire_recv(s, qp, p, &rcv)) {
+        return;
+    }
     if (p->flags & VCX_OPF_FIRST) {
         VcxPkt m = { .rkey = p->rkey, .va = p->va };
         VcxMkey *mk;
@@ -578,6 +630,10 @@ static void vcx_wire_write(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t
         if ((p->flags & VCX_OPF_LAST) && (p->flags & VCX_OPF_IMM)) {
             qp->xs->rx.held = true;             /* flushed with the QP */
             qp->xs->rx.index = index;
+            if (vcx_qp_is_xrc_tgt(qp)) {
+                qp->xs->rx.srqn = rcv.srq->srqn;
+                qp->xs->rx.srq_gen = rcv.srq->gen;
+            }
         }
         vcx_wire_fatal(s, qp, VCX_AETH_NAK_REM_ACCESS, p->psn, "WRITE target");
         return;
@@ -593,6 +649,10 @@ static void vcx_wire_write(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t
             vcx_wire_msg(p, qp, wr->off, &m);
             x.uses_rx = true;
             x.index = index;
+            if (vcx_qp_is_xrc_tgt(qp)) {
+                x.srqn = rcv.srq->srqn;
+                x.srq_gen = rcv.srq->gen;
+            }
             x.op = IB_OP_WRITE_ONLY_IMM;
             x.cqe_op = VCX_CQE_RESP_WR_IMM;
             vcx_resp_end(s, qp, &m, &x, &ack);
@@ -610,7 +670,7 @@ void vcx_roce_resp_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
     VcxRoceStats *st = &vcx_roce(s)->st;
     uint8_t transport = p->opcode & ~IB_OP_MASK;
     uint32_t mtu = 128u << MIN(MAX(qp->mtu, 1), 5), d;
-    bool rc = transport == IB_TRANSPORT_RC;
+    bool rc = transport == IB_TRANSPORT_RC || transport == IB_TRANSPORT_XRC;
 
     if (!vcx_qp_receiving(qp) || vcx_qp_transport(qp) != transport) {
         st->bad_qp++;
@@ -672,7 +732,7 @@ void vcx_roce_resp_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
                          VCX_QC_RDMA_N);
     }
     if (p->flags & VCX_OPF_SEND) {
-        if (qp->rq_type == VCX_QP_RQ_TYPE_ZERO_SIZE) {
+        if (!vcx_qp_is_xrc_tgt(qp) && qp->rq_type == VCX_QP_RQ_TYPE_ZERO_SIZE) {
             vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn, "SEND to a QP without RQ");
             return;
         }
@@ -720,7 +780,7 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
             if (!b->bytes || !b->wqes) {
                 return true;
             }
-            p.opcode = IB_TRANSPORT_RC | (n == 1 ? IB_OP_READ_RESP_ONLY :
+            p.opcode = vcx_roce_rc_transport(qp) | (n == 1 ? IB_OP_READ_RESP_ONLY :
                                           i == 0 ? IB_OP_READ_RESP_FIRST :
                                           i + 1 == n ? IB_OP_READ_RESP_LAST :
                                           IB_OP_READ_RESP_MIDDLE);

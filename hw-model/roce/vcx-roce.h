@@ -30,11 +30,12 @@
 #define VCX_DETH_LEN            8u
 #define VCX_IMM_LEN             4u
 #define VCX_IETH_LEN            4u
+#define VCX_XRCETH_LEN          4u      /* XRC requests: 8 reserved bits, XRC SRQ number */
 #define VCX_ATOMICETH_LEN       28u
 #define VCX_ATOMICACK_LEN       8u
 #define VCX_ICRC_LEN            4u
 #define VCX_ROCE_HDR_MAX        (VCX_ETH_HLEN + VCX_VLAN_HLEN + VCX_IP6_HLEN + VCX_UDP_HLEN + \
-                                 VCX_BTH_LEN + VCX_ATOMICETH_LEN)
+                                 VCX_BTH_LEN + VCX_XRCETH_LEN + VCX_ATOMICETH_LEN)
 #define VCX_ROCE_FRAME_MAX      (VCX_ROCE_HDR_MAX + 4096 + 3 + VCX_ICRC_LEN)
 #define VCX_ROCE_PORT           4791
 
@@ -71,6 +72,7 @@ enum {
     VCX_OPF_RC = 1 << 16,       /* valid on RC */
     VCX_OPF_UC = 1 << 17,       /* valid on UC */
     VCX_OPF_UD = 1 << 18,       /* valid on UD */
+    VCX_OPF_XRCETH = 1 << 19,   /* XRC request: XRCETH after the BTH (IBTA annex A14) */
 };
 
 /* AETH syndrome (IBTA 9.7.5.1.1, table 43). */
@@ -96,6 +98,7 @@ typedef struct VcxRocePkt {
     uint8_t aeth_synd;
     uint32_t msn;
     uint32_t qkey, sqpn;        /* DETH */
+    uint32_t xrc_srqn;          /* XRCETH */
     uint32_t imm;               /* ImmDt / IETH */
     uint64_t swap_add, compare; /* AtomicETH */
     uint64_t orig;              /* AtomicAckETH */
@@ -163,6 +166,12 @@ static inline VcxRoceDev *vcx_roce(VcxState *s)
 }
 
 /* vcx-roce-frame.c */
+/* The BTH transport of a reliable QP's packets: XRC for XRC QPs, RC otherwise. */
+static inline uint8_t vcx_roce_rc_transport(const VcxQp *qp)
+{
+    return qp->st == VCX_QP_ST_XRC ? IB_TRANSPORT_XRC : IB_TRANSPORT_RC;
+}
+
 uint32_t vcx_roce_op_flags(uint8_t opcode);
 uint32_t vcx_roce_hdr_len(uint32_t flags);
 uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p);

@@ -13,9 +13,9 @@
 # ibv_ud_pingpong and ibv_srq_pingpong -q 16, all with -c, at path MTU 1024 (netdev MTU
 # 1500) and 4096 (netdev MTU 9000 on both ends, when both ports then report an active MTU
 # of 4096); rping -C 200 -V; ucmatose; udaddy; ib_send_bw --use-srq, ib_write_bw,
-# ib_read_bw and ib_atomic_bw; RoCE over an 802.1Q VLAN (step_vlan); NVMe over RDMA, target
-# in vm0 then in vm1 (step_nvme); the in-kernel ULP test module vcx_wire_ulp, server in vm0
-# then in vm1 (step_kmod).
+# ib_read_bw and ib_atomic_bw; RoCE over an 802.1Q VLAN (step_vlan); XRC between vcx ends
+# (ibv_xsrq_pingpong, step_xrc); NVMe over RDMA, target in vm0 then in vm1 (step_nvme);
+# the in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
 # and retransmissions are printed: see rxe_check); the kernel log must be clean.
@@ -32,7 +32,7 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan perftest nvme kmod counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme kmod counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-200}
 . "$(dirname "$0")/roce-lib.sh"
@@ -431,6 +431,25 @@ step_vlan() {
 check_vlan_pingpong() { # OUT SIDE
 	! grep -q 'invalid data' "$1" && grep -q "50 iters in" "$1"
 }
+
+# XRC: ibv_xsrq_pingpong (an XRC domain, an XRC SRQ and XRC initiator and target QPs at
+# each end, 50 SENDs each way per client) at path MTU 1024, server in vm0 then in vm1.
+# Only between two vcx_0 ends: Soft-RoCE has no XRC (ibv_devinfo shows no XRC in its
+# device_cap_flags), so against rxe the step says so and runs nothing.
+step_xrc() {
+	local s
+	if is_rxe || [ "$OTHER_DEV" = rxe0 ]; then
+		log "xrc: not run, rxe0 has no XRC"
+		return 0
+	fi
+	ibv_devinfo -v -d "$DEV" | grep -qw XRC || fail "xrc: $DEV does not report XRC"
+	for s in 0 1; do
+		TCP_PORT=$((TCP_PORT + 1))
+		pair "ibv_xsrq_pingpong" $s tcp:$TCP_PORT check_xsrq "-p $TCP_PORT" "-p $TCP_PORT @CTL@" \
+			ibv_xsrq_pingpong -d "$DEV" -i 1 -g "$GID" -m 1024 -n 50
+	done
+}
+check_xsrq() { grep -q '^success' "$1"; }
 
 step_kmod() {
 	. "$(dirname "$0")/bringup-common.sh"

@@ -17,7 +17,8 @@ zlib.crc32, and checks:
   - bad ICRC, truncated frame, BTH TVer 1, wrong P_Key, unknown QP: dropped and counted;
   - the GSI QP (QP 1, GSI Q_Key, the GRH area), UC (a gap drops the message), an IPv6 GID
     (IPv6 fields, ICRC masking, UDP source port from the flow label), a GID on a VLAN
-    (802.1Q tag with VID and PCP sent; tagged frames received, the tag in the UD CQE),
+    (802.1Q tag with VID and PCP sent; tagged frames received, the tag in the UD CQE), XRC
+    (initiator frames with the XRCETH, XRC answers; a target's XRC SRQ by XRCETH),
     the QP's Q counter
     (error NAKs received and sent, retries exceeded, flushes: enhanced error fields);
   - the wire-fault property: set and read back, refused values, drop and dup on transmit,
@@ -32,7 +33,8 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, put, run_isolated  # noqa: E402
-from vcx_verbs import P, cqe_fields, dseg, raddr, atomic  # noqa: E402
+from vcx_verbs import (P, cqe_fields, dseg, raddr, atomic, xrc, alloc_xrcd,  # noqa: E402
+                       create_xrc_srq, xrc_ini, xrc_tgt)
 from vcx_nic import Nic, PEER, N  # noqa: E402
 from vcx_qtest import get, H  # noqa: E402
 
@@ -59,7 +61,7 @@ OPS = {
     0x10: ("READ_RESPONSE_ONLY", "A"), 0x11: ("ACKNOWLEDGE", "A"),
     0x12: ("ATOMIC_ACKNOWLEDGE", "AK"), 0x13: ("COMPARE_SWAP", "T"), 0x14: ("FETCH_ADD", "T"),
 }
-EXT_LEN = {"D": 8, "R": 16, "T": 28, "A": 4, "K": 8, "I": 4}
+EXT_LEN = {"D": 8, "X": 4, "R": 16, "T": 28, "A": 4, "K": 8, "I": 4}
 
 
 def ip_csum(h):
@@ -148,12 +150,16 @@ def decode(f):
     d["name"] = name
     if op >> 5 == 3:
         exts = "D" + exts
+    elif op >> 5 == 5 and not 0x0d <= op & 0x1f <= 0x12:
+        exts = "X" + exts               # an XRC request: the XRCETH (IBTA annex A14)
     off = 20
     for e in exts:
         h = l4[off:off + EXT_LEN[e]]
         if e == "D":
             d["qkey"], sq = struct.unpack(">II", h)
             d["sqpn"] = sq & 0xffffff
+        elif e == "X":
+            d["xrcsrq"] = struct.unpack(">I", h)[0]
         elif e == "R":
             d["va"], d["rkey"], d["dma_len"] = struct.unpack(">QII", h)
         elif e == "T":
@@ -247,9 +253,10 @@ class Wire(Nic):
 
     def wire_qp(self, st, pd, cq, psn=0x100, rpsn=0x200, retry=7, ack_timeout=14,
                 min_rnr=5, mtu=MTU256, rnr_retry=7, counter=0, rgid=PEER_GID, path=(),
-                rts=True, log_sq=4, sra=2, rra=2):
-        """A QP connected to the test's QP RQPN on the peer host (path rgid/rmac)."""
-        qp = self.create_qp(st, pd, cq, cq, log_sq=log_sq)
+                rts=True, log_sq=4, sra=2, rra=2, qp=None):
+        """A QP connected to the test's QP RQPN on the peer host (path rgid/rmac); qp: one
+        created already (an XRC QP, st "RC")."""
+        qp = qp or self.create_qp(st, pd, cq, cq, log_sq=log_sq)
         f = [("rre", 1), ("rwe", 1), ("rae", 1)] if st == "RC" else [("rwe", 1)]
         f.append(("counter_set_id", counter))
         self.modify_raw("RST2INIT_QP", qp, f, ads=[("vhca_port_num", 1)])
@@ -931,6 +938,70 @@ def case_vlan(v):
     v.set_gid(2, bytes(16))
 
 
+def case_xrc(v):
+    """XRC on the wire (IBTA annex A14): an initiator's SEND and READ leave as XRC frames
+    (transport 0xa0, the XRCETH naming the remote XRC SRQ) and complete at XRC answers (an
+    RC ACK is not one); a target serves XRC SENDs into the XRC SRQ their XRCETH names (the
+    CQE on that SRQ's CQ), answers with XRC ACKs without an XRCETH, and answers an XRCETH
+    naming an SRQ of another domain with a NAK invalid request, the target going to ERR."""
+    pd, buf, key, cq = setup(v)
+    ini = v.wire_qp("RC", pd, cq, qp=xrc_ini(v, pd, cq))
+    msg = pattern(10, 12)
+    v.qt.memwrite(buf, msg)
+    ini.post_send(SEND, xrc(0x4321) + dseg(buf, 10, key))
+    fr = v.out(1)
+    t.eq([(d["opcode"], d.get("xrcsrq"), d["psn"], d["ackreq"], d["payload"]) for d in fr],
+         [(0xa4, 0x4321, 0x100, 1, msg)],
+         "XRC SEND_ONLY (0xa4): XRCETH with the remote XRC SRQ, AckReq, payload")
+    if fr:
+        check_hdr(fr[0], "XRC SEND_ONLY", 0xa4, RQPN, 0x100, 1, 10)
+    b0 = v.counter("roce_bad_qp")
+    v.inject(frame(0x11, ini.qpn, 0x100, ext=aeth(0x1f, 1)))
+    t.eq((cq.poll(), v.counter("roce_bad_qp")), (None, b0 + 1),
+         "an RC ACK to the XRC initiator: dropped and counted")
+    v.inject(frame(0x11, ini.qpn, 0x100, ext=aeth(0x1f, 1), transport=0xa0))
+    e = cq.poll()
+    t.ok(e is not None and cqe_fields(e)["syndrome"] == 0, "the XRC ACK (0xb1) completes it")
+    ini.post_send(READ, xrc(0x4321) + raddr(0x7000, 0x99) + dseg(buf + 0x800, 16, key))
+    fr = v.out(1)
+    t.eq([(d["opcode"], d.get("xrcsrq"), d.get("va"), d.get("rkey"), d.get("dma_len"))
+          for d in fr], [(0xac, 0x4321, 0x7000, 0x99, 16)],
+         "XRC READ request (0xac): XRCETH, then the RETH")
+    data = pattern(16, 13)
+    v.inject(frame(0x10, ini.qpn, 0x101, data, ext=aeth(0x1f, 2), transport=0xa0))
+    e = cq.poll()
+    t.ok(e is not None and cqe_fields(e)["syndrome"] == 0 and
+         v.qt.memread(buf + 0x800, 16) == data, "XRC READ_RESPONSE_ONLY (0xb0): data placed")
+
+    xrcd, other = alloc_xrcd(v), alloc_xrcd(v)
+    scq = v.create_cq()
+    srq = create_xrc_srq(v, pd, xrcd, scq.cqn)
+    srq2 = create_xrc_srq(v, pd, other, scq.cqn)
+    tgt = v.wire_qp("RC", pd, cq, qp=xrc_tgt(v, pd, xrcd))
+    srq.post([(buf + 0x1000, 64, key)])
+    v.sock.drain()
+    dgram = pattern(40, 14)
+    xeth = struct.pack(">I", srq.srqn)
+    v.inject(frame(0x04, tgt.qpn, 0x200, dgram, ackreq=True, ext=xeth, transport=0xa0))
+    e = scq.poll()
+    t.eq(None if e is None else (cqe_fields(e)["opcode"], cqe_fields(e)["qpn"],
+                                 cqe_fields(e)["srqn"], cqe_fields(e)["byte_cnt"]),
+         (2, tgt.qpn, srq.srqn, 40),
+         "XRC SEND_ONLY to the target: RESP_SEND on the XRC SRQ's CQ, qpn = target, srqn")
+    t.eq(v.qt.memread(buf + 0x1000, 40), dgram, "payload in the XRC SRQ's WQE")
+    fr = v.out(1)
+    t.eq([(d["opcode"], d.get("xrcsrq"), d["psn"], d.get("synd"), d.get("msn")) for d in fr],
+         [(0xb1, None, 0x200, 0x1f, 1)], "XRC ACKNOWLEDGE (0xb1), no XRCETH, MSN 1")
+    srq2.post([(buf + 0x2000, 64, key)])
+    v.inject(frame(0x04, tgt.qpn, 0x201, dgram, ackreq=True,
+                   ext=struct.pack(">I", srq2.srqn), transport=0xa0))
+    fr = v.out(1)
+    t.eq([(d["opcode"], d["psn"], d.get("synd")) for d in fr], [(0xb1, 0x201, 0x61)],
+         "XRCETH naming an XRC SRQ of another domain: NAK invalid request")
+    t.eq((v.qp_state(tgt), scq.poll()), (6, None), "the target in ERR, nothing received")
+    t.ok("XRC SRQ of another XRC domain" in v.qt.log(), "logged as a guest error")
+
+
 def case_rx_faults(v):
     """wire-fault: corrupt on receive is caught by the ICRC; reorder on transmit."""
     pd, buf, key, cq = setup(v)
@@ -1226,7 +1297,7 @@ def main():
                          ("READ asked again", case_read_reissue),
                          ("READ retries and forward progress", case_read_retry_count),
                          ("wire faults", case_faults), ("IPv6", case_ipv6),
-                         ("VLAN", case_vlan),
+                         ("VLAN", case_vlan), ("XRC", case_xrc),
                          ("receive faults", case_rx_faults), ("fuzz", case_fuzz),
                          ("multicast commands", case_mcast_cmds),
                          ("multicast receive", case_mcast_rx),

@@ -17,7 +17,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, H, get, put, run_isolated  # noqa: E402
 from vcx_verbs import (Verbs, Srq, P, OP, dseg, inline, raddr, atomic,  # noqa: E402
-                       cqe_fields, cqe_tuple as f)
+                       cqe_fields, cqe_tuple as f, xrc, alloc_xrcd, create_xrc_srq, xrc_ini,
+                       xrc_tgt)
 
 t = Tap()
 NOP, SEND, SEND_IMM, WRITE, WRITE_IMM, READ, CS, FA = (0x00, 0x0a, 0x0b, 0x08, 0x09, 0x10,
@@ -57,15 +58,6 @@ def ev(v):
             for ty, e in v.events()]
 
 
-def xrc(srqn):
-    """The 16-byte XRC segment: remote XRC SRQ number in dword 0 bits 23:0."""
-    return struct.pack(">IIII", srqn & 0xffffff, 0, 0, 0)
-
-
-def alloc_xrcd(v):
-    return ok(v.cmd("ALLOC_XRCD"), "ALLOC_XRCD").f(P["VCX_ALLOC_XRCD_OUT_XRCD"])
-
-
 def dealloc_xrcd(v, x):
     return v.cmd("DEALLOC_XRCD", fields=[(P["VCX_DEALLOC_XRCD_IN_XRCD"], x)])
 
@@ -79,58 +71,6 @@ def xrc_srq_cmd(v, op, srqn, lwm=None, op_mod=0, out_len=16):
 
 def query_xrc_srq(v, srqn):
     return xrc_srq_cmd(v, "QUERY_XRC_SRQ", srqn, out_len=0x118)
-
-
-def create_xrc_srq(v, pd, xrcd, cqn, log_size=3, stride=64, lwm=0, raw=None, npas=None,
-                   user_index=0, issi0=False):
-    """CREATE_XRC_SRQ (or, issi0, CREATE_SRQ with srqc.xrcd and cqn): an Srq to post to,
-    or the failed Result."""
-    size = stride << log_size
-    base = v.next_srq
-    v.next_srq += -(-max(size, 4096) // 4096) * 4096 + 0x1000
-    if size <= MiB:
-        v.qt.memset(base, size, 0)
-    dbr = v.dbr()
-    n = max(1, -(-size // 4096)) if npas is None else npas
-    pas = b"".join(struct.pack(">Q", base + i * 4096) for i in range(n))
-    c = bytearray(64)
-    pre = "VCX_SRQC_" if issi0 else "VCX_XRC_SRQC_"
-    put(c, P[pre + ("LOG_SRQ_SIZE" if issi0 else "LOG_SIZE")], log_size)
-    put(c, P[pre + "LOG_RQ_STRIDE"], stride.bit_length() - 1 - 4)
-    put(c, P[pre + "XRCD"], xrcd)
-    put(c, P[pre + "CQN"], cqn)
-    put(c, P[pre + "PD"], pd)
-    put(c, P[pre + "LWM"], lwm)
-    put(c, P[pre + "DBR_ADDR"], dbr)
-    if not issi0:
-        put(c, P["VCX_XRC_SRQC_USER_INDEX"], user_index)
-    payload = {0x10: c, 0x110: pas}
-    if raw:
-        raw(c, payload)
-    r = v.cmd("CREATE_SRQ" if issi0 else "CREATE_XRC_SRQ", in_len=0x110 + len(pas),
-              payload=payload)
-    if r.status or size > MiB:
-        return r
-    return Srq(v.d, r.f(P["VCX_CREATE_XRC_SRQ_OUT_SRQN"]), base, log_size, stride, dbr, False)
-
-
-def xrc_ini(v, pd, cq, xrcd=0, raw=None):
-    def fn(c):
-        put(c, P["VCX_QPC_ST"], 3)
-        put(c, P["VCX_QPC_XRCD"], xrcd)
-        if raw:
-            raw(c)
-    return v.create_qp("RC", pd, cq, None, zero_rq=True, raw=fn)
-
-
-def xrc_tgt(v, pd, xrcd, rcq=None, srq=None, raw=None):
-    def fn(c):
-        put(c, P["VCX_QPC_ST"], 3)
-        put(c, P["VCX_QPC_NO_SQ"], 1)
-        put(c, P["VCX_QPC_XRCD"], xrcd)
-        if raw:
-            raw(c)
-    return v.create_qp("RC", pd, None, rcq, srq=srq, zero_rq=srq is None, raw=fn)
 
 
 def xpair(v, pd_i, cq_i, pd_t, xrcd, **kw):

@@ -516,6 +516,71 @@ def av(dqpn, qkey, rgid=None, hop_limit=64, sgid_index=0):
     return bytes(a)
 
 
+# XRC (PRM "XRC Domain", "XRC SRQ"; hw-model/vcx-xrc.c), for test_verbs_xrc and test_roce
+
+def xrc(srqn):
+    """The 16-byte XRC segment: remote XRC SRQ number in dword 0 bits 23:0."""
+    return struct.pack(">IIII", srqn & 0xffffff, 0, 0, 0)
+
+
+def alloc_xrcd(v):
+    r = v.cmd("ALLOC_XRCD")
+    assert r.status == 0, "ALLOC_XRCD: 0x%x 0x%x" % (r.status, r.syndrome)
+    return r.f(P["VCX_ALLOC_XRCD_OUT_XRCD"])
+
+
+def create_xrc_srq(v, pd, xrcd, cqn, log_size=3, stride=64, lwm=0, raw=None, npas=None,
+                   user_index=0, issi0=False):
+    """CREATE_XRC_SRQ (or, issi0, CREATE_SRQ with srqc.xrcd and cqn): an Srq to post to,
+    or the failed Result."""
+    size = stride << log_size
+    base = v.next_srq
+    v.next_srq += -(-max(size, 4096) // 4096) * 4096 + 0x1000
+    if size <= 1 << 20:
+        v.qt.memset(base, size, 0)
+    dbr = v.dbr()
+    n = max(1, -(-size // 4096)) if npas is None else npas
+    pas = b"".join(struct.pack(">Q", base + i * 4096) for i in range(n))
+    c = bytearray(64)
+    pre = "VCX_SRQC_" if issi0 else "VCX_XRC_SRQC_"
+    put(c, P[pre + ("LOG_SRQ_SIZE" if issi0 else "LOG_SIZE")], log_size)
+    put(c, P[pre + "LOG_RQ_STRIDE"], stride.bit_length() - 1 - 4)
+    put(c, P[pre + "XRCD"], xrcd)
+    put(c, P[pre + "CQN"], cqn)
+    put(c, P[pre + "PD"], pd)
+    put(c, P[pre + "LWM"], lwm)
+    put(c, P[pre + "DBR_ADDR"], dbr)
+    if not issi0:
+        put(c, P["VCX_XRC_SRQC_USER_INDEX"], user_index)
+    payload = {0x10: c, 0x110: pas}
+    if raw:
+        raw(c, payload)
+    r = v.cmd("CREATE_SRQ" if issi0 else "CREATE_XRC_SRQ", in_len=0x110 + len(pas),
+              payload=payload)
+    if r.status or size > 1 << 20:
+        return r
+    return Srq(v.d, r.f(P["VCX_CREATE_XRC_SRQ_OUT_SRQN"]), base, log_size, stride, dbr, False)
+
+
+def xrc_ini(v, pd, cq, xrcd=0, raw=None):
+    def fn(c):
+        put(c, P["VCX_QPC_ST"], 3)
+        put(c, P["VCX_QPC_XRCD"], xrcd)
+        if raw:
+            raw(c)
+    return v.create_qp("RC", pd, cq, None, zero_rq=True, raw=fn)
+
+
+def xrc_tgt(v, pd, xrcd, rcq=None, srq=None, raw=None):
+    def fn(c):
+        put(c, P["VCX_QPC_ST"], 3)
+        put(c, P["VCX_QPC_NO_SQ"], 1)
+        put(c, P["VCX_QPC_XRCD"], xrcd)
+        if raw:
+            raw(c)
+    return v.create_qp("RC", pd, None, rcq, srq=srq, zero_rq=srq is None, raw=fn)
+
+
 def xport_runs(log):
     """The vcx_xport_run trace lines of a QEMU log (trace='vcx_xport_run'), in order, as
     (run, WQEs, bytes, host ns, more)."""
