@@ -276,6 +276,21 @@ class Wire(Nic):
         return qp
 
 
+def wire_av(qkey, dqpn, gid=PEER_GID, rmac=PEER, sgid_index=0, sl=0):
+    """A UD address vector (mlx5_wqe_av, 48 bytes): Q_Key, remote QP (with the GRH bit),
+    rmac, hop limit 64, the GRH flag and sgid_index, the remote GID; RoCE keeps the SL in
+    byte 0x0c bits 3:1."""
+    a = bytearray(48)
+    struct.pack_into(">I", a, 0, qkey)
+    struct.pack_into(">I", a, 8, 0x80000000 | dqpn)
+    a[0x0c] = (sl & 7) << 1
+    a[0x14:0x1a] = rmac
+    a[0x1b] = 64
+    struct.pack_into(">I", a, 0x1c, 1 << 30 | sgid_index << 20)
+    a[0x20:0x30] = gid
+    return bytes(a)
+
+
 def setup(v):
     pd = v.alloc_pd()
     buf = v.alloc(0x10000)
@@ -376,14 +391,7 @@ def case_ud_send(v):
     v.connect(qp, qkey=0x1111)
     msg = pattern(100, 3)
     v.qt.memwrite(buf, msg)
-    a = bytearray(48)
-    struct.pack_into(">I", a, 0, 0x2222)
-    struct.pack_into(">I", a, 8, 0x80000000 | 0x456)
-    a[0x14:0x1a] = PEER
-    a[0x1b] = 64
-    struct.pack_into(">I", a, 0x1c, 1 << 30)
-    a[0x20:0x30] = PEER_GID
-    qp.post_send(SEND, bytes(a) + dseg(buf, 100, key))
+    qp.post_send(SEND, wire_av(0x2222, 0x456) + dseg(buf, 100, key))
     fr = v.out(1)
     t.eq(len(fr), 1, "UD SEND: one frame")
     check_hdr(fr[0], "UD SEND_ONLY", 0x64, 0x456, fr[0]["psn"], 0, 100)
@@ -776,14 +784,7 @@ def case_gsi(v):
     v.modify("RTR2RTS_QP", qp1, [("next_send_psn", 0)])
     mad = pattern(256, 11)
     v.qt.memwrite(buf, mad)
-    a = bytearray(48)
-    struct.pack_into(">I", a, 0, 0x80010000)
-    struct.pack_into(">I", a, 8, 0x80000000 | 1)
-    a[0x14:0x1a] = PEER
-    a[0x1b] = 64
-    struct.pack_into(">I", a, 0x1c, 1 << 30)
-    a[0x20:0x30] = PEER_GID
-    qp1.post_send(SEND, bytes(a) + dseg(buf, 256, key))
+    qp1.post_send(SEND, wire_av(0x80010000, 1) + dseg(buf, 256, key))
     fr = v.out(1)
     t.eq(len(fr), 1, "GSI datagram on the wire")
     check_hdr(fr[0], "GSI SEND_ONLY", 0x64, 1, fr[0]["psn"], 0, 256)
@@ -899,18 +900,9 @@ def case_vlan(v):
 
     ud = v.create_qp("UD", pd, cq, cq)
     v.connect(ud, qkey=0x1111)
-    a = bytearray(48)
-    struct.pack_into(">I", a, 0, 0x2222)
-    struct.pack_into(">I", a, 8, 0x80000000 | 0x456)
-    a[0x14:0x1a] = PEER
-    a[0x1b] = 64
-    struct.pack_into(">I", a, 0x1c, 1 << 30)
-    a[0x20:0x30] = PEER_GID
-    put(a, P["VCX_WQE_AV_SGID_INDEX"], 2)
-    a[0x0c] |= 3 << 1                   # SL 3: RoCE AVs keep it in byte 0x0c bits 3:1
     qp_msg = pattern(20, 7)
     v.qt.memwrite(buf, qp_msg)
-    ud.post_send(SEND, bytes(a) + dseg(buf, 20, key))
+    ud.post_send(SEND, wire_av(0x2222, 0x456, sgid_index=2, sl=3) + dseg(buf, 20, key))
     f = v.sock.recv(2.0)
     t.ok(f is not None, "UD SEND over the VLAN GID: a frame")
     tci, rest = untag(f)
@@ -1081,14 +1073,7 @@ def ud_qp(v, pd, scq, rcq, qkey):
 
 def mcast_av(qkey, gid, rmac=bytes(6)):
     """A UD address vector to a group: QP 0xFFFFFF, the group's GID, rmac as given."""
-    a = bytearray(48)
-    struct.pack_into(">I", a, 0, qkey)
-    struct.pack_into(">I", a, 8, 0x80000000 | MCAST_QPN)
-    a[0x14:0x1a] = rmac
-    a[0x1b] = 64
-    struct.pack_into(">I", a, 0x1c, 1 << 30)
-    a[0x20:0x30] = gid
-    return bytes(a)
+    return wire_av(qkey, MCAST_QPN, gid, rmac)
 
 
 def check_mcast_recv(v, cq, buf, msg, sqpn, what, dst=MGRP_IP):
