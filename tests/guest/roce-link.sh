@@ -15,7 +15,8 @@
 # of 4096); rping -C 200 -V; ucmatose; udaddy; ib_send_bw --use-srq, ib_write_bw,
 # ib_read_bw and ib_atomic_bw; RoCE over an 802.1Q VLAN (step_vlan); XRC between vcx ends
 # (ibv_xsrq_pingpong, step_xrc); NVMe over RDMA, target in vm0 then in vm1 (step_nvme);
-# the in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod).
+# NFS over RDMA, server in vm0 then in vm1 (step_nfs, tests/guest/roce-nfs.sh); the
+# in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
 # and retransmissions are printed: see rxe_check); the kernel log must be clean.
@@ -32,10 +33,11 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme kmod counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme nfs kmod counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-200}
 . "$(dirname "$0")/roce-lib.sh"
+. "$(dirname "$0")/roce-nfs.sh"     # step_nfs
 
 # Pingpong: the client reports "N iters in"; the server's -c check prints "invalid data"
 # for a bad page and exits 0 regardless, so that line fails the run here.

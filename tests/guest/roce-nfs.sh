@@ -1,0 +1,182 @@
+# Step nfs of roce-link.sh (sourced by it, after roce-lib.sh): NFS over RDMA across the
+# VMs, server in vm S and client in the other, S = 0 then 1. The server's knfsd exports a
+# tmpfs on its link address and listens on RDMA port 20049 (svcrdma, in rpcrdma.ko on
+# 6.12); the client mounts 192.168.77.S+1:/export with proto=rdma for NFSv3 and NFSv4.2,
+# writes NFS_MIB MiB of random bytes (ROCE_NFS_MIB, default 16) with fsync, drops its
+# caches and reads them back: the sha256 must match, the mount must ride on RDMA
+# (proto=rdma in its options, transport "rdma" in /proc/self/mountstats, the byte
+# counters showing the data went to and came from the server), and the server's copy
+# must be the client's bytes. Then umount, knfsd stopped, rpcrdma (the RPC-over-RDMA
+# transport) unloaded at both ends, no rpcrdma rdma_cm ID left; at each vcx_0 end the
+# device's objects are back to where they were before the round. Every wait is bounded
+# (nfs_within). The same runs against Soft-RoCE.
+. "$(dirname "${BASH_SOURCE[0]}")/bringup-common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/ulp-common.sh"
+
+NFS_PORT=20049 NFS_MIB=${ROCE_NFS_MIB:-16}
+NFS_EXPORT=/export NFS_MNT=/mnt
+
+# A command with a deadline, run in the background and polled: a task stuck in the
+# kernel, which timeout(1) would wait for, cannot stall the step.
+nfs_within() { # seconds description cmd...
+	local t=$1 what=$2 pid i rc=0
+	shift 2
+	"$@" &
+	pid=$!
+	for ((i = 0; i < t * 5; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 $pid 2>/dev/null; then
+		kill -9 $pid 2>/dev/null || true
+		ps -eo stat=,pid=,wchan:32=,comm= | awk '$1 ~ /^D/' >&2 || true
+		fail "$what: still running after ${t}s"
+	fi
+	wait $pid || rc=$?
+	[ $rc = 0 ] || fail "$what: exit status $rc"
+}
+
+# The mount's stats block in /proc/self/mountstats, and its bytes read from / written to
+# the server (the "bytes:" line's server fields).
+nfs_mnt_stats() { awk -v m="$NFS_MNT" '$1 == "device" { on = ($5 == m) } on' /proc/self/mountstats; }
+nfs_server_bytes() { # read|write
+	nfs_mnt_stats | awk -v f="$1" '$1 == "bytes:" { print (f == "read" ? $6 : $7) }'
+}
+
+nfs_modules() {
+	local m
+	for m in nfsd nfs rpcrdma; do
+		modprobe "$m" || fail "nfs: modprobe $m"
+	done
+}
+
+# The transports drop their module references asynchronously.
+nfs_unload() { # context
+	for _ in $(seq 100); do
+		[ "$(cat /sys/module/rpcrdma/refcnt 2>/dev/null || echo 0)" = 0 ] && break
+		sleep 0.2
+	done
+	nfs_within 60 "$1: unload rpcrdma" ulp_unload rpcrdma
+	[ ! -d /sys/module/rpcrdma ] || fail "$1: rpcrdma still loaded"
+}
+
+NFS_DAEMONS=()
+nfs_server_start() { # context addr
+	mkdir -p "$NFS_EXPORT" /run/rpc_pipefs /var/lib/nfs
+	mountpoint -q "$NFS_EXPORT" || mount -t tmpfs -o size=128m tmpfs "$NFS_EXPORT" ||
+		fail "$1: mount tmpfs"
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || fail "$1: mount nfsd"
+	mountpoint -q /run/rpc_pipefs || mount -t rpc_pipefs sunrpc /run/rpc_pipefs ||
+		fail "$1: mount rpc_pipefs"
+	rpcbind -f -w >/tmp/rpcbind.log 2>&1 &
+	NFS_DAEMONS=($!)
+	for _ in $(seq 50); do
+		rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	rpcinfo -p 127.0.0.1 >/dev/null || fail "$1: rpcbind not answering"
+	echo "$NFS_EXPORT 192.168.77.0/24(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" \
+		>/etc/exports
+	nfs_within 30 "$1: exportfs -ra" exportfs -ra
+	rpc.mountd -F >/tmp/mountd.log 2>&1 &
+	NFS_DAEMONS+=($!)
+	nfs_within 60 "$1: rpc.nfsd" rpc.nfsd 4
+	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist || fail "$1: cannot add rdma $NFS_PORT"
+	grep -qx "rdma $NFS_PORT" /proc/fs/nfsd/portlist ||
+		{ cat /proc/fs/nfsd/portlist >&2; fail "$1: nfsd not listening on rdma $NFS_PORT"; }
+	grep -qE "state LISTEN .*comm \[rpcrdma\] src-addr 0.0.0.0:$NFS_PORT" <<<"$(rdma res show cm_id)" ||
+		{ rdma res show cm_id >&2; fail "$1: no rpcrdma listener on $DEV"; }
+	echo Y >/proc/fs/nfsd/v4_end_grace      # a fresh server: no 90 s grace period
+	ok "$1: knfsd on rdma $NFS_PORT of $2 (rpcrdma cm_id LISTEN on $DEV), exporting a tmpfs"
+}
+
+nfs_server_stop() { # context
+	nfs_within 60 "$1: rpc.nfsd 0" rpc.nfsd 0
+	nfs_within 30 "$1: exportfs -ua" exportfs -ua
+	kill "${NFS_DAEMONS[@]}" 2>/dev/null || true
+	for _ in $(seq 50); do
+		kill -0 "${NFS_DAEMONS[@]}" 2>/dev/null || break
+		sleep 0.2
+	done
+	umount /proc/fs/nfsd 2>/dev/null || true
+	rm -f "$NFS_EXPORT/data"
+}
+
+# One version: mount, write, drop caches, read back, umount; the server's copy checked
+# by the server afterwards (nfs_round).
+nfs_client_pass() { # context vers srv
+	local ctx=$1 opts xprt w0 w1 r0 r1 got
+	nfs_within 90 "$ctx: mount" mount -t nfs \
+		-o "proto=rdma,port=$NFS_PORT,vers=$2${NFS_NOLOCK:+,nolock}" "$3:$NFS_EXPORT" "$NFS_MNT"
+	opts=$(findmnt -n -o OPTIONS "$NFS_MNT") || fail "$ctx: nothing mounted on $NFS_MNT"
+	case ",$opts," in *,proto=rdma,*) ;; *) fail "$ctx: mounted without proto=rdma: $opts" ;; esac
+	xprt=$(nfs_mnt_stats | awk '$1 == "xprt:" { print $2 }')
+	[ "$xprt" = rdma ] || { nfs_mnt_stats >&2; fail "$ctx: mountstats transport '$xprt'"; }
+	w0=$(nfs_server_bytes write)
+	nfs_within 300 "$ctx: write $NFS_MIB MiB" dd if=/tmp/nfs-src of="$NFS_MNT/data" bs=1M \
+		conv=fsync status=none
+	w1=$(nfs_server_bytes write)
+	[ $((w1 - w0)) -ge $((NFS_MIB << 20)) ] ||
+		fail "$ctx: the mount sent $((w1 - w0)) bytes to the server for $NFS_MIB MiB"
+	nfs_within 60 "$ctx: drop caches" sh -c 'sync && echo 3 >/proc/sys/vm/drop_caches'
+	r0=$(nfs_server_bytes read)
+	nfs_within 300 "$ctx: read back" sh -c "sha256sum <'$NFS_MNT/data' >/tmp/nfs-got"
+	r1=$(nfs_server_bytes read)
+	got=$(cut -d' ' -f1 </tmp/nfs-got)
+	[ "$got" = "$NFS_SHA" ] || fail "$ctx: read back sha256 $got, wrote $NFS_SHA"
+	[ $((r1 - r0)) -ge $((NFS_MIB << 20)) ] ||
+		fail "$ctx: only $((r1 - r0)) bytes read from the server: page cache not dropped?"
+	nfs_within 60 "$ctx: umount" umount "$NFS_MNT"
+	ok "$ctx: $NFS_MIB MiB written ($((w1 - w0)) bytes to the server) and read back ($((r1 - r0)) bytes from it) over proto=rdma, sha256 equal"
+}
+
+nfs_round() { # S
+	local s=$1 srv=192.168.77.$(($1 + 1)) ctx base="" v sum
+	is_rxe || base=$(ulp_objects)
+	nfs_modules
+	if [ "$me" = "$s" ]; then
+		ctx="nfs server ($DEV, client $OTHER_DEV in vm$other)"
+		nfs_server_start "$ctx" "$srv"
+		vm_signal "nfs$s-listen"
+		for v in 3 4.2; do
+			sum=$(vm_wait "nfs$s-v$v" $WAIT)
+			[ "$(sha256sum <"$NFS_EXPORT/data" | cut -d' ' -f1)" = "$sum" ] ||
+				fail "$ctx: NFSv$v: the exported file is not what the client wrote"
+			rm -f "$NFS_EXPORT/data"
+			ok "$ctx: NFSv$v: the exported file holds the client's $NFS_MIB MiB ($sum)"
+			vm_signal "nfs$s-v$v-checked"
+		done
+		vm_wait "nfs$s-client-done" $WAIT >/dev/null
+		nfs_server_stop "$ctx"
+	else
+		ctx="nfs client ($DEV, server $OTHER_DEV in vm$other)"
+		head -c $((NFS_MIB << 20)) /dev/urandom >/tmp/nfs-src
+		NFS_SHA=$(sha256sum </tmp/nfs-src | cut -d' ' -f1)
+		mkdir -p "$NFS_MNT"
+		vm_wait "nfs$s-listen" $WAIT >/dev/null
+		NFS_NOLOCK=1 nfs_client_pass "$ctx: NFSv3" 3 "$srv"
+		vm_signal "nfs$s-v3" "$NFS_SHA"
+		vm_wait "nfs$s-v3-checked" $WAIT >/dev/null
+		NFS_NOLOCK="" nfs_client_pass "$ctx: NFSv4.2" 4.2 "$srv"
+		vm_signal "nfs$s-v4.2" "$NFS_SHA"
+		vm_wait "nfs$s-v4.2-checked" $WAIT >/dev/null
+		vm_signal "nfs$s-client-done"
+	fi
+	for _ in $(seq 100); do
+		[ -z "$(rdma res show cm_id link "$DEV/1" 2>/dev/null | grep 'comm \[rpcrdma\]')" ] && break
+		sleep 0.2
+	done
+	[ -z "$(rdma res show cm_id link "$DEV/1" 2>/dev/null | grep 'comm \[rpcrdma\]')" ] ||
+		{ rdma res show cm_id >&2; fail "$ctx: rpcrdma rdma_cm IDs left"; }
+	nfs_unload "$ctx"
+	if [ -n "$base" ]; then ulp_expect_objects "$base" "$ctx"; fi
+	vm_signal "nfs$s-done"
+	vm_wait "nfs$s-done" $WAIT >/dev/null
+}
+
+step_nfs() {
+	nfs_round 0
+	nfs_round 1
+	kernel_log_clean || fail "nfs: kernel warnings or oopses in vm$me (above)"
+	rxe_check nfs
+}
