@@ -333,7 +333,8 @@ static bool vcx_roce_rx_one(VcxState *s, const uint8_t *f, uint32_t len)
         if ((p.opcode & ~IB_OP_MASK) != vcx_roce_rc_transport(qp) ||
             (qp->st != VCX_QP_ST_RC && !(qp->st == VCX_QP_ST_XRC && !qp->no_sq))) {
             st->bad_qp++;
-            trace_vcx_roce_rx_drop(p.opcode, p.dqpn, "answer for a QP not RC nor XRC initiator");
+            trace_vcx_roce_rx_drop(p.opcode, p.dqpn,
+                                   "answer for a QP not RC nor XRC initiator");
             return false;
         }
         vcx_roce_req_rx(s, qp, &p);

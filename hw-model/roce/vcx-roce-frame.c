@@ -3,14 +3,15 @@
  * frame built from a packet and its wire address, the ICRC, and a received frame parsed
  * and checked.
  *
- * Frame: Ethernet, with an IEEE 802.1Q tag when the source GID entry has a VLAN (its VID,
- * PCP = the RC/UC path's eth_prio or the UD address vector's SL, DEI 0; a received frame
- * may carry one tag, whose VID is not checked), IPv4 (IHL 5, DF, TTL = hop limit, DSCP/ECN =
- * traffic class, header checksum) or IPv6 (traffic class, flow label, hop limit), UDP
- * (destination port 4791, checksum 0), BTH, the extension headers in IBTA order (DETH,
- * XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH), the payload, the pad to 4
- * bytes and the 4-byte ICRC. XRC (transport 0xa0, IBTA annex A14) has the RC operations;
- * its requests carry the XRCETH (the XRC SRQ at the target), its answers do not.
+ * Frame: Ethernet, with an IEEE 802.1Q tag when the source GID entry has a VLAN (its
+ * VID, PCP = the RC/UC path's eth_prio or the UD address vector's SL, DEI 0; a received
+ * frame may carry one tag, whose VID is not checked), IPv4 (IHL 5, DF, TTL = hop limit,
+ * DSCP/ECN = traffic class, header checksum) or IPv6 (traffic class, flow label, hop
+ * limit), UDP (destination port 4791, checksum 0), BTH, the extension headers in IBTA
+ * order (DETH, XRCETH, RETH, AtomicETH, AETH, AtomicAckETH, ImmDt, IETH), the payload,
+ * the pad to 4 bytes and the 4-byte ICRC. XRC (transport 0xa0, IBTA annex A14) has the
+ * RC operations; its requests carry the XRCETH (the XRC SRQ at the target), its answers
+ * do not.
  *
  * ICRC (Annex A17.3.3): CRC-32 (zlib's crc32(), the IEEE 802.3 polynomial with its
  * initial and final inversion) over 8 bytes of 0xff standing for the masked LRH, then

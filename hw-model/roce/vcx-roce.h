@@ -34,8 +34,9 @@
 #define VCX_ATOMICETH_LEN       28u
 #define VCX_ATOMICACK_LEN       8u
 #define VCX_ICRC_LEN            4u
-#define VCX_ROCE_HDR_MAX        (VCX_ETH_HLEN + VCX_VLAN_HLEN + VCX_IP6_HLEN + VCX_UDP_HLEN + \
-                                 VCX_BTH_LEN + VCX_XRCETH_LEN + VCX_ATOMICETH_LEN)
+#define VCX_ROCE_HDR_MAX        (VCX_ETH_HLEN + VCX_VLAN_HLEN + VCX_IP6_HLEN + \
+                                 VCX_UDP_HLEN + VCX_BTH_LEN + VCX_XRCETH_LEN + \
+                                 VCX_ATOMICETH_LEN)
 #define VCX_ROCE_FRAME_MAX      (VCX_ROCE_HDR_MAX + 4096 + 3 + VCX_ICRC_LEN)
 #define VCX_ROCE_PORT           4791
 
