@@ -9,39 +9,13 @@
 # must be the client's bytes. Then umount, knfsd stopped, rpcrdma (the RPC-over-RDMA
 # transport) unloaded at both ends, no rpcrdma rdma_cm ID left; at each vcx_0 end the
 # device's objects are back to where they were before the round. Every wait is bounded
-# (nfs_within). The same runs against Soft-RoCE.
+# (nfs_within). The same runs against Soft-RoCE. knfsd, the mount's counters and the
+# deadlines: tests/guest/nfs-common.sh.
 . "$(dirname "${BASH_SOURCE[0]}")/bringup-common.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/ulp-common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/nfs-common.sh"
 
-NFS_PORT=20049 NFS_MIB=${ROCE_NFS_MIB:-16}
-NFS_EXPORT=/export NFS_MNT=/mnt
-
-# A command with a deadline, run in the background and polled: a task stuck in the
-# kernel, which timeout(1) would wait for, cannot stall the step.
-nfs_within() { # seconds description cmd...
-	local t=$1 what=$2 pid i rc=0
-	shift 2
-	"$@" &
-	pid=$!
-	for ((i = 0; i < t * 5; i++)); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 $pid 2>/dev/null; then
-		kill -9 $pid 2>/dev/null || true
-		ps -eo stat=,pid=,wchan:32=,comm= | awk '$1 ~ /^D/' >&2 || true
-		fail "$what: still running after ${t}s"
-	fi
-	wait $pid || rc=$?
-	[ $rc = 0 ] || fail "$what: exit status $rc"
-}
-
-# The mount's stats block in /proc/self/mountstats, and its bytes read from / written to
-# the server (the "bytes:" line's server fields).
-nfs_mnt_stats() { awk -v m="$NFS_MNT" '$1 == "device" { on = ($5 == m) } on' /proc/self/mountstats; }
-nfs_server_bytes() { # read|write
-	nfs_mnt_stats | awk -v f="$1" '$1 == "bytes:" { print (f == "read" ? $6 : $7) }'
-}
+NFS_MIB=${ROCE_NFS_MIB:-16}
 
 nfs_modules() {
 	local m
@@ -60,44 +34,13 @@ nfs_unload() { # context
 	[ ! -d /sys/module/rpcrdma ] || fail "$1: rpcrdma still loaded"
 }
 
-NFS_DAEMONS=()
 nfs_server_start() { # context addr
-	mkdir -p "$NFS_EXPORT" /run/rpc_pipefs /var/lib/nfs
-	mountpoint -q "$NFS_EXPORT" || mount -t tmpfs -o size=128m tmpfs "$NFS_EXPORT" ||
-		fail "$1: mount tmpfs"
-	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || fail "$1: mount nfsd"
-	mountpoint -q /run/rpc_pipefs || mount -t rpc_pipefs sunrpc /run/rpc_pipefs ||
-		fail "$1: mount rpc_pipefs"
-	rpcbind -f -w >/tmp/rpcbind.log 2>&1 &
-	NFS_DAEMONS=($!)
-	for _ in $(seq 50); do
-		rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break
-		sleep 0.2
-	done
-	rpcinfo -p 127.0.0.1 >/dev/null || fail "$1: rpcbind not answering"
-	echo "$NFS_EXPORT 192.168.77.0/24(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" \
-		>/etc/exports
-	nfs_within 30 "$1: exportfs -ra" exportfs -ra
-	rpc.mountd -F >/tmp/mountd.log 2>&1 &
-	NFS_DAEMONS+=($!)
-	nfs_within 60 "$1: rpc.nfsd" rpc.nfsd 4
-	echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist || fail "$1: cannot add rdma $NFS_PORT"
-	grep -qx "rdma $NFS_PORT" /proc/fs/nfsd/portlist ||
-		{ cat /proc/fs/nfsd/portlist >&2; fail "$1: nfsd not listening on rdma $NFS_PORT"; }
-	grep -qE "state LISTEN .*comm \[rpcrdma\] src-addr 0.0.0.0:$NFS_PORT" <<<"$(rdma res show cm_id)" ||
-		{ rdma res show cm_id >&2; fail "$1: no rpcrdma listener on $DEV"; }
-	echo Y >/proc/fs/nfsd/v4_end_grace      # a fresh server: no 90 s grace period
+	nfs_knfsd_start "$1"
 	ok "$1: knfsd on rdma $NFS_PORT of $2 (rpcrdma cm_id LISTEN on $DEV), exporting a tmpfs"
 }
 
 nfs_server_stop() { # context
-	nfs_within 60 "$1: rpc.nfsd 0" rpc.nfsd 0
-	nfs_within 30 "$1: exportfs -ua" exportfs -ua
-	kill "${NFS_DAEMONS[@]}" 2>/dev/null || true
-	for _ in $(seq 50); do
-		kill -0 "${NFS_DAEMONS[@]}" 2>/dev/null || break
-		sleep 0.2
-	done
+	nfs_knfsd_stop "$1"
 	umount /proc/fs/nfsd 2>/dev/null || true
 	rm -f "$NFS_EXPORT/data"
 }
@@ -105,29 +48,16 @@ nfs_server_stop() { # context
 # One version: mount, write, drop caches, read back, umount; the server's copy checked
 # by the server afterwards (nfs_round).
 nfs_client_pass() { # context vers srv
-	local ctx=$1 opts xprt w0 w1 r0 r1 got
+	local ctx=$1 opts xprt
 	nfs_within 90 "$ctx: mount" mount -t nfs \
 		-o "proto=rdma,port=$NFS_PORT,vers=$2${NFS_NOLOCK:+,nolock}" "$3:$NFS_EXPORT" "$NFS_MNT"
 	opts=$(findmnt -n -o OPTIONS "$NFS_MNT") || fail "$ctx: nothing mounted on $NFS_MNT"
 	case ",$opts," in *,proto=rdma,*) ;; *) fail "$ctx: mounted without proto=rdma: $opts" ;; esac
 	xprt=$(nfs_mnt_stats | awk '$1 == "xprt:" { print $2 }')
 	[ "$xprt" = rdma ] || { nfs_mnt_stats >&2; fail "$ctx: mountstats transport '$xprt'"; }
-	w0=$(nfs_server_bytes write)
-	nfs_within 300 "$ctx: write $NFS_MIB MiB" dd if=/tmp/nfs-src of="$NFS_MNT/data" bs=1M \
-		conv=fsync status=none
-	w1=$(nfs_server_bytes write)
-	[ $((w1 - w0)) -ge $((NFS_MIB << 20)) ] ||
-		fail "$ctx: the mount sent $((w1 - w0)) bytes to the server for $NFS_MIB MiB"
-	nfs_within 60 "$ctx: drop caches" sh -c 'sync && echo 3 >/proc/sys/vm/drop_caches'
-	r0=$(nfs_server_bytes read)
-	nfs_within 300 "$ctx: read back" sh -c "sha256sum <'$NFS_MNT/data' >/tmp/nfs-got"
-	r1=$(nfs_server_bytes read)
-	got=$(cut -d' ' -f1 </tmp/nfs-got)
-	[ "$got" = "$NFS_SHA" ] || fail "$ctx: read back sha256 $got, wrote $NFS_SHA"
-	[ $((r1 - r0)) -ge $((NFS_MIB << 20)) ] ||
-		fail "$ctx: only $((r1 - r0)) bytes read from the server: page cache not dropped?"
+	nfs_write_read "$ctx" /tmp/nfs-src "$NFS_SHA"
 	nfs_within 60 "$ctx: umount" umount "$NFS_MNT"
-	ok "$ctx: $NFS_MIB MiB written ($((w1 - w0)) bytes to the server) and read back ($((r1 - r0)) bytes from it) over proto=rdma, sha256 equal"
+	ok "$ctx: $NFS_MIB MiB written ($NFS_WROTE bytes to the server) and read back ($NFS_READ bytes from it) over proto=rdma, sha256 equal"
 }
 
 nfs_round() { # S

@@ -15,16 +15,14 @@
 #     RDMA objects it held before, the kernel log is clean (no splat, no hung task).
 # rdma res names the transport's QPs [rdma_cm] (rdma_create_qp creates them on behalf
 # of rpcrdma) while their cm_ids are [rpcrdma]; the cm_ids tell client from server QP.
-# No systemd in the guest: rpcbind, exportfs, rpc.mountd and rpc.nfsd run by hand.
+# knfsd, the mount's counters and the deadlines: tests/guest/nfs-common.sh.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 . "$(dirname "$0")/bringup-common.sh"
 . "$(dirname "$0")/ulp-common.sh"
+. "$(dirname "$0")/nfs-common.sh"
 
-PORT=20049
-MNT=/mnt
-EXPORT=/export
-MIB=64
+NFS_MIB=64
 TR=/sys/kernel/tracing
 DYNDBG=/sys/kernel/debug/dynamic_debug/control
 # An RPC of a fault mount gives up after 10 + 20 + 30 s: longer than any fault here
@@ -32,61 +30,31 @@ DYNDBG=/sys/kernel/debug/dynamic_debug/control
 FAULT_OPTS=soft,timeo=100,retrans=2
 
 t0=$SECONDS
-daemons=()
 
-# Run a command with a deadline. It runs in the background and is polled, so a task
-# stuck in the kernel (which timeout(1) would wait for forever) cannot stall the test.
-within() { # seconds description cmd...
-	local t=$1 what=$2 pid i rc=0
-	shift 2
-	"$@" &
-	pid=$!
-	for ((i = 0; i < t * 5; i++)); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 $pid 2>/dev/null; then
-		kill -9 $pid 2>/dev/null || true
-		sleep 2
-		blocked_tasks >&2
-		fail "$what: still running after ${t}s"
-	fi
-	wait $pid || rc=$?
-	[ $rc = 0 ] || fail "$what: exit status $rc"
-}
-
-# Tasks in uninterruptible sleep (D state).
-blocked_tasks() { ps -eo stat=,pid=,wchan:32=,comm= | awk '$1 ~ /^D/' || true; }
 expect_nothing_blocked() { # context
 	for _ in $(seq 50); do
-		[ -z "$(blocked_tasks)" ] && break
+		[ -z "$(nfs_blocked_tasks)" ] && break
 		sleep 0.2
 	done
-	[ -z "$(blocked_tasks)" ] || { blocked_tasks >&2; fail "$1: tasks blocked"; }
+	[ -z "$(nfs_blocked_tasks)" ] || { nfs_blocked_tasks >&2; fail "$1: tasks blocked"; }
 	kernel_log_clean || fail "$1: kernel log not clean"
 	echo "ok $1: no task blocked, kernel log clean"
 }
 
-# The stats block of the mount on $MNT in /proc/self/mountstats.
-mnt_stats() { awk -v m="$MNT" '$1 == "device" { on = ($5 == m) } on' /proc/self/mountstats; }
-# Bytes the mount read from / wrote to the server (the "bytes:" line, server* fields).
-server_bytes() { # read|write
-	mnt_stats | awk -v f="$1" '$1 == "bytes:" { print (f == "read" ? $6 : $7) }'
-}
 # Connected rpcrdma cm_ids: the client's (to :PORT), the server's (from :PORT).
-client_cm() { rdma res show cm_id | grep -E "comm \[rpcrdma\] .*dst-addr $ULP_ADDR:$PORT " || true; }
-server_cm() { rdma res show cm_id | grep -E "comm \[rpcrdma\] src-addr $ULP_ADDR:$PORT dst-addr" || true; }
+client_cm() { rdma res show cm_id | grep -E "comm \[rpcrdma\] .*dst-addr $ULP_ADDR:$NFS_PORT " || true; }
+server_cm() { rdma res show cm_id | grep -E "comm \[rpcrdma\] src-addr $ULP_ADDR:$NFS_PORT dst-addr" || true; }
 field() { sed -n "s/.* $1 \([^ ]*\) .*/\1/p"; } # value of a "name value" pair on stdin
 
-# The mount on $MNT is NFS over RDMA through vcx_0, not TCP.
+# The mount on $NFS_MNT is NFS over RDMA through vcx_0, not TCP.
 expect_rdma_mount() { # context vers
 	local opts xprt c s
-	opts=$(findmnt -n -o OPTIONS "$MNT") || fail "$1: nothing mounted on $MNT"
+	opts=$(findmnt -n -o OPTIONS "$NFS_MNT") || fail "$1: nothing mounted on $NFS_MNT"
 	case ",$opts," in *,proto=rdma,*) ;; *) fail "$1: mounted without proto=rdma: $opts" ;; esac
-	case ",$opts," in *,port=$PORT,*) ;; *) fail "$1: mounted without port=$PORT: $opts" ;; esac
+	case ",$opts," in *,port=$NFS_PORT,*) ;; *) fail "$1: mounted without port=$NFS_PORT: $opts" ;; esac
 	case ",$opts," in *,vers=$2,*) ;; *) fail "$1: mounted without vers=$2: $opts" ;; esac
-	xprt=$(mnt_stats | awk '$1 == "xprt:" { print $2 }')
-	[ "$xprt" = rdma ] || { mnt_stats >&2; fail "$1: transport in mountstats is '$xprt', not rdma"; }
+	xprt=$(nfs_mnt_stats | awk '$1 == "xprt:" { print $2 }')
+	[ "$xprt" = rdma ] || { nfs_mnt_stats >&2; fail "$1: transport in mountstats is '$xprt', not rdma"; }
 	c=$(client_cm)
 	s=$(server_cm)
 	[ "$(echo "$c" | grep -c .)" = 1 ] && [ "$(echo "$s" | grep -c .)" = 1 ] ||
@@ -95,15 +63,15 @@ expect_rdma_mount() { # context vers
 }
 
 nfs_mount() { # context vers [options]
-	within 90 "$1: mount" mount -t nfs -o "proto=rdma,port=$PORT,vers=$2${3:+,$3}" \
-		"$ULP_ADDR:$EXPORT" "$MNT"
+	nfs_within 90 "$1: mount" mount -t nfs -o "proto=rdma,port=$NFS_PORT,vers=$2${3:+,$3}" \
+		"$ULP_ADDR:$NFS_EXPORT" "$NFS_MNT"
 	expect_rdma_mount "$1" "$2"
 }
 
 # Unmount in bounded time: a plain umount gets 60 s, else a forced lazy one 30 s.
 nfs_umount() { # context
 	local rc=0 pid how=plain
-	umount "$MNT" &
+	umount "$NFS_MNT" &
 	pid=$!
 	for _ in $(seq 300); do
 		kill -0 $pid 2>/dev/null || break
@@ -115,8 +83,8 @@ nfs_umount() { # context
 		wait $pid || rc=$?
 		[ $rc = 0 ] || how="forced lazy: plain umount failed ($rc)"
 	fi
-	[ "$how" = plain ] || within 30 "$1: umount -f -l" umount -f -l "$MNT"
-	! mountpoint -q "$MNT" || fail "$1: $MNT still mounted"
+	[ "$how" = plain ] || nfs_within 30 "$1: umount -f -l" umount -f -l "$NFS_MNT"
+	! mountpoint -q "$NFS_MNT" || fail "$1: $NFS_MNT still mounted"
 	echo "ok $1: unmounted ($how)"
 }
 
@@ -173,56 +141,20 @@ for m in nfsd nfs "${mods[@]}"; do
 done
 echo "ok modules loaded: nfsd nfs ${mods[*]} (svcrdma is module $svc)"
 
-head -c $((MIB << 20)) /dev/urandom >/tmp/nfs-src
+head -c $((NFS_MIB << 20)) /dev/urandom >/tmp/nfs-src
 want=$(sha256sum </tmp/nfs-src | cut -d' ' -f1)
 
-mkdir -p "$EXPORT" "$MNT" /run/rpc_pipefs /var/lib/nfs
-mountpoint -q "$EXPORT" || mount -t tmpfs -o size=256m tmpfs "$EXPORT" || fail "mount tmpfs"
-mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || fail "mount nfsd"
-mountpoint -q /run/rpc_pipefs || mount -t rpc_pipefs sunrpc /run/rpc_pipefs ||
-	fail "mount rpc_pipefs"
-rpcbind -f -w >/tmp/rpcbind.log 2>&1 &
-daemons+=($!)
-for _ in $(seq 50); do
-	rpcinfo -p 127.0.0.1 >/dev/null 2>&1 && break
-	sleep 0.2
-done
-rpcinfo -p 127.0.0.1 >/dev/null || fail "rpcbind not answering"
-echo "$EXPORT 192.168.77.0/24(rw,no_root_squash,insecure,no_subtree_check,fsid=1)" >/etc/exports
-within 30 "exportfs -ra" exportfs -ra
-rpc.mountd -F >/tmp/mountd.log 2>&1 &
-daemons+=($!)
-within 60 "rpc.nfsd" rpc.nfsd 4
-echo "rdma $PORT" >/proc/fs/nfsd/portlist || fail "cannot add rdma $PORT to nfsd's portlist"
-grep -qx "rdma $PORT" /proc/fs/nfsd/portlist ||
-	{ cat /proc/fs/nfsd/portlist >&2; fail "nfsd not listening on rdma $PORT"; }
-grep -qE "state LISTEN .*comm \[rpcrdma\] src-addr 0.0.0.0:$PORT" <<<"$(rdma res show cm_id)" ||
-	{ rdma res show cm_id >&2; fail "no rpcrdma listener on $VCX_IBDEV"; }
-# A fresh server has no client to wait for: end NFSv4's 90 s grace period now.
-echo Y >/proc/fs/nfsd/v4_end_grace
-echo "ok knfsd listening on rdma $PORT (rpcrdma cm_id LISTEN on $VCX_IBDEV), exporting tmpfs $EXPORT"
+mkdir -p "$NFS_MNT"
+nfs_knfsd_start "knfsd"
+echo "ok knfsd listening on rdma $NFS_PORT (rpcrdma cm_id LISTEN on $VCX_IBDEV), exporting tmpfs $NFS_EXPORT"
 trace_on
 
 # --- NFSv3 and NFSv4.2: 64 MiB written, caches dropped, read back ----------------------
 verify_rw() { # context
-	local w0 w1 r0 r1 got
-	w0=$(server_bytes write)
-	within 300 "$1: write $MIB MiB" dd if=/tmp/nfs-src of="$MNT/data" bs=1M conv=fsync \
-		status=none
-	w1=$(server_bytes write)
-	[ $((w1 - w0)) -ge $((MIB << 20)) ] ||
-		fail "$1: the mount sent $((w1 - w0)) bytes to the server for $MIB MiB"
-	cmp -s /tmp/nfs-src "$EXPORT/data" || fail "$1: the exported file differs from the source"
-	within 60 "$1: drop caches" sh -c 'sync && echo 3 >/proc/sys/vm/drop_caches'
-	r0=$(server_bytes read)
-	within 300 "$1: read back" sh -c "sha256sum <'$MNT/data' >/tmp/nfs-got"
-	r1=$(server_bytes read)
-	got=$(cut -d' ' -f1 </tmp/nfs-got)
-	[ "$got" = "$want" ] || fail "$1: read back sha256 $got, wrote $want"
-	[ $((r1 - r0)) -ge $((MIB << 20)) ] ||
-		fail "$1: only $((r1 - r0)) bytes read from the server: page cache not dropped?"
-	echo "ok $1: $MIB MiB written ($((w1 - w0)) bytes to the server), read back after drop_caches ($((r1 - r0)) bytes from the server), sha256 equal"
-	within 60 "$1: rm" rm -f "$MNT/data"
+	nfs_write_read "$1" /tmp/nfs-src "$want"
+	cmp -s /tmp/nfs-src "$NFS_EXPORT/data" || fail "$1: the exported file differs from the source"
+	echo "ok $1: $NFS_MIB MiB written ($NFS_WROTE bytes to the server), read back after drop_caches ($NFS_READ bytes from the server), sha256 equal"
+	nfs_within 60 "$1: rm" rm -f "$NFS_MNT/data"
 }
 nfs_mount "NFSv3" 3 nolock
 verify_rw "NFSv3"
@@ -236,11 +168,11 @@ expect_error_cqes "NFSv3 and NFSv4.2" "none"
 # A direct write of the 64 MiB file (each 1 MiB an RPC on the wire); returns once the
 # first MiB is on the server.
 fault_io_start() {
-	dd if=/tmp/nfs-src of="$MNT/fault" bs=1M oflag=direct status=none &
+	dd if=/tmp/nfs-src of="$NFS_MNT/fault" bs=1M oflag=direct status=none &
 	io=$!
 	io_t0=$SECONDS
 	for _ in $(seq 150); do
-		[ "$(stat -c %s "$EXPORT/fault" 2>/dev/null || echo 0)" -ge $((1 << 20)) ] && return 0
+		[ "$(stat -c %s "$NFS_EXPORT/fault" 2>/dev/null || echo 0)" -ge $((1 << 20)) ] && return 0
 		sleep 0.2
 	done
 	fail "fault I/O: nothing reached the server in 30 s"
@@ -258,12 +190,12 @@ fault_io_end() { # context
 		kill -0 $io 2>/dev/null || break
 		sleep 0.2
 	done
-	kill -0 $io 2>/dev/null && { blocked_tasks >&2; fail "$1: I/O still running after 120 s"; }
+	kill -0 $io 2>/dev/null && { nfs_blocked_tasks >&2; fail "$1: I/O still running after 120 s"; }
 	wait $io || rc=$?
 	[ $rc = 0 ] || fail "$1: the write failed ($rc) across the fault"
-	within 120 "$1: read back (cmp)" cmp -s /tmp/nfs-src "$MNT/fault"
-	echo "ok $1: write ($io_state at the fault) completed in $((SECONDS - io_t0)) s, $MIB MiB read back equal"
-	within 60 "$1: rm" rm -f "$MNT/fault"
+	nfs_within 120 "$1: read back (cmp)" cmp -s /tmp/nfs-src "$NFS_MNT/fault"
+	echo "ok $1: write ($io_state at the fault) completed in $((SECONDS - io_t0)) s, $NFS_MIB MiB read back equal"
+	nfs_within 60 "$1: rm" rm -f "$NFS_MNT/fault"
 }
 # The client connected again after a fault: one client cm_id, a new one.
 expect_reconnect() { # context old-client-cm-idn
@@ -339,13 +271,7 @@ expect_error_cqes "QP faults" "0x15"
 trace_off
 
 # --- teardown ------------------------------------------------------------------------
-within 60 "rpc.nfsd 0" rpc.nfsd 0
-within 30 "exportfs -ua" exportfs -ua
-kill "${daemons[@]}" 2>/dev/null || true
-for _ in $(seq 50); do
-	kill -0 "${daemons[@]}" 2>/dev/null || break
-	sleep 0.2
-done
+nfs_knfsd_stop "teardown"
 [ -z "$(rdma res show cm_id)" ] || { rdma res show cm_id >&2; fail "rdma_cm IDs left after nfsd stopped"; }
 echo "ok nfsd stopped, export removed, rpc.mountd and rpcbind gone, no rdma_cm ID left"
 # The transports drop their module references asynchronously.
@@ -353,9 +279,9 @@ for _ in $(seq 100); do
 	[ "$(cat /sys/module/rpcrdma/refcnt)" = 0 ] && break
 	sleep 0.2
 done
-within 60 "unload ${mods[*]}" ulp_unload "${mods[@]}"
+nfs_within 60 "unload ${mods[*]}" ulp_unload "${mods[@]}"
 [ ! -d /sys/module/rpcrdma ] || fail "rpcrdma still loaded"
 echo "ok ${mods[*]} unloaded"
 ulp_expect_objects "$base" "teardown"
 ulp_expect_clean_log "teardown"
-pass "NFSv3 and NFSv4.2 over RDMA on $VCX_IBDEV: $MIB MiB each, link and QP faults survived, clean teardown ($((SECONDS - t0)) s)"
+pass "NFSv3 and NFSv4.2 over RDMA on $VCX_IBDEV: $NFS_MIB MiB each, link and QP faults survived, clean teardown ($((SECONDS - t0)) s)"
