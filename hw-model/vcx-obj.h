@@ -388,6 +388,12 @@ static inline bool vcx_qp_is_xrc_tgt(const VcxQp *qp)
 {
     return qp->st == VCX_QP_ST_XRC && qp->no_sq;
 }
+
+/* A reliable requester: an RC QP or an XRC initiator (its window, its answers). */
+static inline bool vcx_qp_is_rc_requester(const VcxQp *qp)
+{
+    return qp->st == VCX_QP_ST_RC || (qp->st == VCX_QP_ST_XRC && !qp->no_sq);
+}
 /* The SRQ an XRC target serves a message naming srqn with; NULL and why if none. */
 VcxSrq *vcx_xrc_target_srq(VcxState *s, VcxQp *qp, uint32_t srqn, const char **why);
 /* An XRC target refuses a message (invalid XRCETH / XRC domain violation): to ERR. */

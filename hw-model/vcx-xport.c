@@ -741,11 +741,9 @@ VcxDecode vcx_req_decode(VcxState *s, VcxQp *qp, VcxReq *rq, uint16_t index)
     }
     if (sgid) {
         memcpy(pkt->sgid, sgid + VCX_FLD_BYTE(VCX_GID_L3_ADDRESS), 16);
-        /* the tag a frame would carry: the entry's VLAN, PCP from the path or the AV */
-        pkt->vlan = vcx_get(sgid, VCX_GID_VLAN_VALID);
-        pkt->vlan_tci = vcx_get(sgid, VCX_GID_VLAN_ID) |
-                        (pkt->av ? vcx_get(pkt->av, VCX_WQE_AV_SL_ROCE) :
-                         vcx_get(path, VCX_ADS_ETH_PRIO)) << 13;
+        /* the tag a frame would carry (PCP from the AV or the path) */
+        pkt->vlan = vcx_gid_vlan_tci(sgid, pkt->av ? vcx_get(pkt->av, VCX_WQE_AV_SL_ROCE) :
+                                     vcx_get(path, VCX_ADS_ETH_PRIO), &pkt->vlan_tci);
     }
     if (qp->st == VCX_QP_ST_XRC && rq->opcode != VCX_OPCODE_NOP) {
         /* XRC initiator: the XRC segment (the remote XRC SRQ) follows the control one */

@@ -107,7 +107,7 @@ typedef struct VcxPkt {
     uint8_t hop_limit;
     uint8_t tclass;
     uint32_t flow_label;
-    bool vlan;                  /* the 802.1Q tag the frame carries (source GID's VLAN) */
+    bool vlan;                  /* the 802.1Q tag the frame carries (vcx_gid_vlan_tci) */
     uint16_t vlan_tci;          /* PCP (15:13), DEI, VID (11:0): a UD CQE's vlan_info */
     const uint8_t *av;          /* UD: the address vector in the requester's WQE copy */
     const VcxSgl *payload;      /* requester memory holding the payload */

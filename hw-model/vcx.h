@@ -222,6 +222,17 @@ bool vcx_port_oper_up(VcxState *s);
 void vcx_gid_reset(VcxState *s);
 const uint8_t *vcx_gid_entry(VcxState *s, uint32_t index);
 
+/*
+ * The IEEE 802.1Q TCI of frames from GID entry gid (roce_addr_layout): PCP prio (the
+ * RC/UC path's eth_prio or the UD address vector's SL), DEI 0, the entry's vlan_id; the
+ * return value says whether the entry has a VLAN (vlan_valid), i.e. whether they carry it.
+ */
+static inline bool vcx_gid_vlan_tci(const uint8_t *gid, uint8_t prio, uint16_t *tci)
+{
+    *tci = (prio & 7) << 13 | vcx_get(gid, VCX_GID_VLAN_ID);
+    return vcx_get(gid, VCX_GID_VLAN_VALID);
+}
+
 /* vcx-cmd-hca.c: byte order of 8-byte atomics (atomic_req_8B_endianness_mode) */
 bool vcx_atomic_big_endian(VcxState *s);
 

@@ -43,8 +43,7 @@ bool vcx_roce_route_gid(VcxState *s, VcxQp *qp, const uint8_t *dgid)
     if (!s->nic || !qemu_get_queue(s->nic)->peer) {
         return false;
     }
-    if (qp->st != VCX_QP_ST_RC && qp->st != VCX_QP_ST_UC && !vcx_qp_is_dgram(qp) &&
-        !(qp->st == VCX_QP_ST_XRC && !qp->no_sq)) {
+    if (!vcx_qp_is_rc_requester(qp) && qp->st != VCX_QP_ST_UC && !vcx_qp_is_dgram(qp)) {
         return false;
     }
     for (uint32_t i = 0; i < VCX_GID_TABLE_SIZE; i++) {
@@ -330,8 +329,8 @@ static bool vcx_roce_rx_one(VcxState *s, const uint8_t *f, uint32_t len)
     }
     if (p.flags & (VCX_OPF_ACK | VCX_OPF_READ_RESP)) {
         /* RC answers to an RC QP, XRC answers to an XRC initiator */
-        if ((p.opcode & ~IB_OP_MASK) != vcx_roce_rc_transport(qp) ||
-            (qp->st != VCX_QP_ST_RC && !(qp->st == VCX_QP_ST_XRC && !qp->no_sq))) {
+        if (!vcx_qp_is_rc_requester(qp) ||
+            (p.opcode & ~IB_OP_MASK) != vcx_roce_rc_transport(qp)) {
             st->bad_qp++;
             trace_vcx_roce_rx_drop(p.opcode, p.dqpn,
                                    "answer for a QP not RC nor XRC initiator");

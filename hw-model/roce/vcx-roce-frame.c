@@ -446,8 +446,7 @@ static void vcx_roce_addr_src(const uint8_t *gid, uint8_t prio, VcxWireAddr *a)
     memcpy(a->sip, gid + VCX_FLD_BYTE(VCX_GID_L3_ADDRESS), 16);
     memcpy(a->smac, gid + VCX_FLD_BYTE(VCX_GID_MAC_47_32), 6);
     a->ipv4 = vcx_get(gid, VCX_GID_L3_TYPE) == VCX_GID_L3_IPV4;
-    a->vlan = vcx_get(gid, VCX_GID_VLAN_VALID);
-    a->vlan_tci = (prio & 7) << 13 | vcx_get(gid, VCX_GID_VLAN_ID);
+    a->vlan = vcx_gid_vlan_tci(gid, prio, &a->vlan_tci);
 }
 
 /* An RC/UC QP's wire address: its primary path and the path's source GID entry. */

@@ -219,7 +219,7 @@ bool vcx_roce_win_busy(const VcxQp *qp)
  */
 bool vcx_roce_win_wants(VcxState *s, VcxQp *qp)
 {
-    if (qp->st != VCX_QP_ST_RC && !(qp->st == VCX_QP_ST_XRC && !qp->no_sq)) {
+    if (!vcx_qp_is_rc_requester(qp)) {
         return false;
     }
     return vcx_roce_win_busy(qp) ||

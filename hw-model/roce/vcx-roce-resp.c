@@ -138,6 +138,16 @@ static bool vcx_wire_recv(VcxState *s, VcxQp *qp, const VcxRocePkt *p, VcxRecv *
     return true;
 }
 
+/* An XRC target's SRQ by number and incarnation, where a CQE or flush must find it. */
+static void vcx_wire_srq_id(const VcxQp *qp, const VcxRecv *rcv, uint32_t *srqn,
+                            uint64_t *gen)
+{
+    if (vcx_qp_is_xrc_tgt(qp)) {
+        *srqn = rcv->srq->srqn;
+        *gen = rcv->srq->gen;
+    }
+}
+
 /* The packet was taken: the next PSN, and the ACK it asks for. */
 static void vcx_wire_accept(VcxState *s, VcxQp *qp, const VcxRocePkt *p, bool ack)
 {
@@ -503,10 +513,7 @@ static void vcx_wire_send(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
         wr->first_op = op;
         rx->held = true;
         rx->index = index;
-        if (vcx_qp_is_xrc_tgt(qp)) {
-            rx->srqn = rcv.srq->srqn;   /* where a flush completes it */
-            rx->srq_gen = rcv.srq->gen;
-        }
+        vcx_wire_srq_id(qp, &rcv, &rx->srqn, &rx->srq_gen);     /* where a flush ends it */
     } else if (vcx_qp_is_xrc_tgt(qp) &&
                (rcv.srq->srqn != rx->srqn || rcv.srq->gen != rx->srq_gen)) {
         vcx_wire_fatal(s, qp, VCX_AETH_NAK_INV_REQ, p->psn,
@@ -540,10 +547,7 @@ static void vcx_wire_send(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t 
         x.uses_rx = true;
         x.scatter = true;
         x.index = wr->index;
-        if (vcx_qp_is_xrc_tgt(qp)) {
-            x.srqn = rcv.srq->srqn;
-            x.srq_gen = rcv.srq->gen;
-        }
+        vcx_wire_srq_id(qp, &rcv, &x.srqn, &x.srq_gen);
         x.op = (p->flags & VCX_OPF_IETH) ? IB_OP_SEND_ONLY_INV : op;
         x.cqe_op = (p->flags & VCX_OPF_IETH) ? VCX_CQE_RESP_SEND_INV :
                    (p->flags & VCX_OPF_IMM) ? VCX_CQE_RESP_SEND_IMM : VCX_CQE_RESP_SEND;
@@ -630,10 +634,7 @@ static void vcx_wire_write(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t
         if ((p->flags & VCX_OPF_LAST) && (p->flags & VCX_OPF_IMM)) {
             qp->xs->rx.held = true;             /* flushed with the QP */
             qp->xs->rx.index = index;
-            if (vcx_qp_is_xrc_tgt(qp)) {
-                qp->xs->rx.srqn = rcv.srq->srqn;
-                qp->xs->rx.srq_gen = rcv.srq->gen;
-            }
+            vcx_wire_srq_id(qp, &rcv, &qp->xs->rx.srqn, &qp->xs->rx.srq_gen);
         }
         vcx_wire_fatal(s, qp, VCX_AETH_NAK_REM_ACCESS, p->psn, "WRITE target");
         return;
@@ -649,10 +650,7 @@ static void vcx_wire_write(VcxState *s, VcxQp *qp, const VcxRocePkt *p, uint32_t
             vcx_wire_msg(p, qp, wr->off, &m);
             x.uses_rx = true;
             x.index = index;
-            if (vcx_qp_is_xrc_tgt(qp)) {
-                x.srqn = rcv.srq->srqn;
-                x.srq_gen = rcv.srq->gen;
-            }
+            vcx_wire_srq_id(qp, &rcv, &x.srqn, &x.srq_gen);
             x.op = IB_OP_WRITE_ONLY_IMM;
             x.cqe_op = VCX_CQE_RESP_WR_IMM;
             vcx_resp_end(s, qp, &m, &x, &ack);
