@@ -7,6 +7,7 @@
 #define VCX_KMOD_COMMON_H
 
 #include <linux/kernel.h>
+#include <linux/etherdevice.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
 
@@ -45,13 +46,27 @@ static int vcx_kmod_roce_gid(struct ib_device *dev, union ib_gid *gid, u8 *index
 	return -ENOENT;
 }
 
-/* An address to the port itself: port 1, GRH to its own GID, hop limit 64. */
+/*
+ * An address to the port itself: port 1, GRH to its own GID, hop limit 64, and the
+ * destination MAC of that GID's netdev. ib_core resolves the MAC only for user QPs: a
+ * kernel consumer that does not go through rdma_cm gives it itself, or its RoCE frames
+ * go to 00:00:00:00:00:00 and never loop back (on a ConnectX, and on vcx with
+ * loopback-frames=on).
+ */
 static void vcx_kmod_loopback_av(struct ib_device *dev, struct rdma_ah_attr *ah,
 				 union ib_gid *gid, u8 index)
 {
+	const struct ib_gid_attr *attr;
+
 	ah->type = rdma_ah_find_type(dev, 1);
 	rdma_ah_set_port_num(ah, 1);
 	rdma_ah_set_grh(ah, gid, 0, index, 64, 0);
+	attr = rdma_get_gid_attr(dev, 1, index);
+	if (IS_ERR(attr))
+		return;		/* the modify then fails on the missing GID, as it should */
+	if (rdma_read_gid_l2_fields(attr, NULL, ah->roce.dmac))
+		eth_zero_addr(ah->roce.dmac);
+	rdma_put_gid_attr(attr);
 }
 
 #endif
