@@ -634,7 +634,8 @@ bool vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
         return true;
     }
     if (vcx_qp_is_dgram(qp) && pkt->dqpn == VCX_MCAST_QPN && vcx_gid_is_mcast(pkt->dgid)) {
-        if (!vcx_roce_mcg_loopback(s, qp, rq)) {
+        /* with loopback-frames the group's frame itself reaches the port's members */
+        if (!s->params.loopback_frames && !vcx_roce_mcg_loopback(s, qp, rq)) {
             return false;
         }
         if (vcx_roce_route(s, qp, pkt)) {

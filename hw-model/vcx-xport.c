@@ -23,7 +23,8 @@
  *        the destination QP on this port, or, for a destination GID that is not the
  *        port's own, hands it to the RoCEv2 wire engine (hw-model/roce/: packets at the
  *        path MTU, ACK/NAK, retransmission; the WQE then waits in rq->wire for its
- *        answer from the peer).
+ *        answer from the peer); with the loopback-frames property every message takes
+ *        the wire engine, its frames to the port's own QPs looping inside the device.
  *     -> responder, first packet (vcx_resp_begin): QP and PSN checks, Q_Key, rkey
  *        checks, receive WQE from the RQ or SRQ, UD's GRH area; answers at once with a
  *        VcxAck (RNR NAK with the timer, NAK codes, atomic original value) or opens the

@@ -15,6 +15,7 @@
  *   -device vcx[,netdev=ID][,cx5-id=on][,fw-major=16,fw-minor=35,fw-subminor=1000]
  *              [,msix-vectors=64][,init-delay-ms=10][,mac=52:54:00:12:34:56]
  *              [,boot-pages=16,init-pages=64,regular-pages=0][,link=on]
+ *              [,loopback-frames=off]
  *
  * Properties:
  *   cx5-id         present the PCI id of a ConnectX-5 PF (15b3:1017) instead of the
@@ -35,6 +36,9 @@
  *                  (defaults 16, 64, 0)
  *   cmd-exec-to-ms   command timeout advertised at init segment 0xff8 (default 0: the
  *                    driver's own default)
+ *   loopback-frames  QPs of the port talk to each other through RoCEv2 frames looped
+ *                    inside the device (roce/vcx-roce-dev.c) instead of whole messages
+ *                    (default off: about ten times the bandwidth)
  *
  * Run-time properties (qom-set / qom-get on the device, e.g. /machine/peripheral/vcx0):
  *   link             bool, port carrier; a change sends a port change EQE (default on).
@@ -318,6 +322,7 @@ static const Property vcx_properties[] = {
     DEFINE_PROP_UINT32("regular-pages", VcxState, params.regular_pages, 0),
     DEFINE_NIC_PROPERTIES(VcxState, conf),     /* "mac" and "netdev" */
     DEFINE_PROP_UINT32("cmd-exec-to-ms", VcxState, params.cmd_exec_to_ms, 0),
+    DEFINE_PROP_BOOL("loopback-frames", VcxState, params.loopback_frames, false),
 };
 
 /*

@@ -42,6 +42,7 @@ typedef struct VcxParams {
     uint32_t init_pages;
     uint32_t regular_pages;
     uint32_t cmd_exec_to_ms;    /* default command timeout reported at iseg 0xff8 */
+    bool     loopback_frames;   /* QPs of the port talk through RoCEv2 frames */
 } VcxParams;
 
 /* Initialization segment state (PRM "Initialization Segment"). */

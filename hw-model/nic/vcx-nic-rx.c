@@ -6,6 +6,9 @@
  * Frames are copied into a bounded queue (VCX_NIC_RXQ_FRAMES frames, VCX_NIC_RXQ_BYTES
  * bytes); when it is full the netdev's receive callback returns 0 and QEMU's net layer
  * keeps the frames until the executor has drained some (qemu_flush_queued_packets).
+ * RoCEv2 frames the port sends to itself with the loopback-frames property
+ * (vcx_nic_loopback_roce) join the same queue, up to VCX_NIC_RXQ_LB_FRAMES /
+ * VCX_NIC_RXQ_LB_BYTES, and skip the vport checks: they never crossed the MAC.
  * The executor then takes each frame in turn, within its run's budget:
  *   - RoCEv2 (UDP destination port 4791 to an address of the port's GID table): for the
  *     RDMA engine's wire path (hw-model/roce/vcx-roce-dev.c, vcx_roce_rx); one it
@@ -382,6 +385,18 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
         vcx_rx_drop(s, "port down", len);       /* no carrier: nothing is received */
         return;
     }
+    if (fr->roce_lb) {
+        /* never crossed the MAC: no vport MTU; RoCE for a QP of the port or nothing */
+        vcx_rx_parse(f, len, &h);
+        if (!vcx_rx_is_roce(s, f, &h)) {
+            vcx_rx_drop(s, "looped RoCE frame for no QP of the port", len);
+            return;
+        }
+        if (!vcx_roce_rx(s, f, len)) {
+            n->st.roce_rx_drop++;
+        }
+        return;
+    }
     if (len < 14 || len > (uint32_t)s->port.vport_mtu + 18) {
         n->st.rx_err_pkts++;
         n->st.rx_err_bytes += len;
@@ -472,12 +487,14 @@ static bool vcx_rxq_room(VcxNic *n, size_t size)
     return n->rxq_frames < VCX_NIC_RXQ_FRAMES && n->rxq_bytes + size <= VCX_NIC_RXQ_BYTES;
 }
 
-static void vcx_rxq_push(VcxState *s, const uint8_t *buf, uint32_t len, uint32_t tdn)
+static void vcx_rxq_push(VcxState *s, const uint8_t *buf, uint32_t len, uint32_t tdn,
+                         bool roce_lb)
 {
     VcxNic *n = vcx_nic(s);
     VcxFrame *fr = g_malloc(sizeof(*fr) + len);
 
     fr->tdn = tdn;
+    fr->roce_lb = roce_lb;
     fr->len = len;
     memcpy(fr->data, buf, len);
     QSIMPLEQ_INSERT_TAIL(&n->rxq, fr, link);
@@ -523,7 +540,7 @@ ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size)
         n->rx_blocked = true;
         return 0;
     }
-    vcx_rxq_push(s, buf, size, 0);
+    vcx_rxq_push(s, buf, size, 0, false);
     return size;
 }
 
@@ -534,7 +551,19 @@ void vcx_nic_loopback(VcxState *s, const uint8_t *frame, uint32_t len, uint32_t 
         vcx_rx_drop(s, "loopback: receive queue full", len);
         return;
     }
-    vcx_rxq_push(s, frame, len, tdn);
+    vcx_rxq_push(s, frame, len, tdn, false);
+}
+
+/* A RoCEv2 frame the port sends to itself or to a group (loopback-frames). */
+void vcx_nic_loopback_roce(VcxState *s, const uint8_t *frame, uint32_t len)
+{
+    VcxNic *n = vcx_nic(s);
+
+    if (n->rxq_frames >= VCX_NIC_RXQ_LB_FRAMES || n->rxq_bytes + len > VCX_NIC_RXQ_LB_BYTES) {
+        vcx_rx_drop(s, "RoCE loopback: receive queue full", len);
+        return;
+    }
+    vcx_rxq_push(s, frame, len, 0, true);
 }
 
 void vcx_nic_rxq_drop_all(VcxState *s)

@@ -49,6 +49,14 @@
 /* Receive queue of frames from the netdev and the loopback path. */
 #define VCX_NIC_RXQ_FRAMES      256
 #define VCX_NIC_RXQ_BYTES       (4 * MiB)
+/*
+ * RoCEv2 frames the port sends to itself (loopback-frames) may fill the queue further:
+ * one executor run sends at most VCX_XPORT_RUN_BYTES of payload, so four times the
+ * queue leaves room for several runs before a looped frame is dropped (and retransmitted
+ * as on a congested wire).
+ */
+#define VCX_NIC_RXQ_LB_FRAMES   (4 * VCX_NIC_RXQ_FRAMES)
+#define VCX_NIC_RXQ_LB_BYTES    (4 * VCX_NIC_RXQ_BYTES)
 #define VCX_NIC_MAX_FRAME       (VCX_MAX_MTU + 18)      /* 14 + 4 (VLAN) */
 #define VCX_NIC_MIN_FRAME       60
 #define VCX_ROCE_UDP_PORT       4791
@@ -165,6 +173,7 @@ typedef struct VcxFt {
 typedef struct VcxFrame {
     QSIMPLEQ_ENTRY(VcxFrame) link;
     uint32_t tdn;               /* sending transport domain (loopback), 0 from the wire */
+    bool roce_lb;               /* a RoCEv2 frame of the port to itself (loopback-frames) */
     uint32_t len;
     uint8_t data[];
 } VcxFrame;
@@ -317,6 +326,7 @@ bool vcx_nic_can_receive(VcxState *s);
 bool vcx_nic_rx_run(VcxState *s, VcxBudget *b);
 bool vcx_nic_rq_flush(VcxState *s, VcxNicWq *rq, VcxBudget *b);
 void vcx_nic_loopback(VcxState *s, const uint8_t *frame, uint32_t len, uint32_t tdn);
+void vcx_nic_loopback_roce(VcxState *s, const uint8_t *frame, uint32_t len);
 void vcx_nic_rxq_drop_all(VcxState *s);
 uint32_t vcx_toeplitz(const uint8_t *key, uint32_t key_len, const uint8_t *in,
                       uint32_t len);

@@ -4,14 +4,21 @@
  * executor run, the READ responses the executor sends under its budget, the wire-fault
  * property and the counters of the state property.
  *
- * Routing: a message of an RC, UC, UD or GSI QP goes on the wire when the device has a
- * netdev with a peer and its destination GID (RC/UC: the path's rgid; UD: the address
- * vector's) is not a valid entry of the port's own GID table; otherwise the loopback
- * engine (vcx-resp.c) delivers it as before. XRC stays on the loopback path.
+ * Routing: a message of an RC, UC, UD, GSI QP or XRC initiator goes on the wire when the
+ * device has a netdev with a peer and its destination GID (RC/UC/XRC: the path's rgid;
+ * UD: the address vector's) is not a valid entry of the port's own GID table; otherwise
+ * the loopback engine (vcx-resp.c) moves it whole to the port's own QP.
+ *
+ * With the loopback-frames property every such message takes this engine, to the port's
+ * own QPs too: a frame to the port's MAC goes back into the NIC receive queue (as
+ * looped, vcx_nic_loopback_roce) instead of onto the netdev, a frame to a multicast MAC
+ * goes to both, so local traffic has the wire's behaviour, faults and counters. Looping
+ * copies each packet twice and computes its ICRC twice, which is why it is not the
+ * default.
  *
  * Receive: vcx-nic-rx.c hands every frame it recognises as RoCEv2 (UDP port 4791 to
- * one of the port's GID addresses) to vcx_roce_rx(), within the executor's budget (one
- * frame per WQE of the budget). A frame failing a check is dropped and counted, never
+ * one of the port's GID addresses), from the netdev or looped, to vcx_roce_rx(), within
+ * the executor's budget (one frame per WQE of the budget). A frame failing a check is dropped and counted, never
  * a guest error: the wire is not the guest.
  *
  * Wire faults (property "wire-fault"): "drop=F,dup=F,reorder=F,corrupt=F,seed=N,
@@ -31,6 +38,7 @@
 #include "qom/object.h"
 #include "net/net.h"
 #include "vcx-roce.h"
+#include "../nic/vcx-nic.h"
 #include "hw/vcx/trace.h"
 
 /*
@@ -40,10 +48,13 @@
  */
 bool vcx_roce_route_gid(VcxState *s, VcxQp *qp, const uint8_t *dgid)
 {
-    if (!s->nic || !qemu_get_queue(s->nic)->peer) {
+    if (!vcx_qp_is_rc_requester(qp) && qp->st != VCX_QP_ST_UC && !vcx_qp_is_dgram(qp)) {
         return false;
     }
-    if (!vcx_qp_is_rc_requester(qp) && qp->st != VCX_QP_ST_UC && !vcx_qp_is_dgram(qp)) {
+    if (s->params.loopback_frames) {
+        return true;
+    }
+    if (!s->nic || !qemu_get_queue(s->nic)->peer) {
         return false;
     }
     for (uint32_t i = 0; i < VCX_GID_TABLE_SIZE; i++) {
@@ -124,10 +135,21 @@ static void vcx_fault_corrupt(VcxRoceFault *f, uint8_t *c, uint32_t len)
 static void vcx_roce_wire_out(VcxState *s, const uint8_t *f, uint32_t len)
 {
     VcxRoceStats *st = &vcx_roce(s)->st;
+    bool group = f[0] & 1, own = !memcmp(f, s->port.mac, 6);
 
     st->tx_pkts++;
     st->tx_bytes += len;
-    qemu_send_packet(qemu_get_queue(s->nic), f, len);
+    if (s->params.loopback_frames && (group || own)) {
+        vcx_nic_loopback_roce(s, f, len);
+    }
+    if (own) {
+        return;
+    }
+    if (s->nic) {
+        qemu_send_packet(qemu_get_queue(s->nic), f, len);
+    } else {
+        trace_vcx_roce_tx_drop(len, "no netdev");
+    }
 }
 
 static void vcx_roce_release_tx(VcxState *s)
@@ -149,7 +171,7 @@ void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len)
     VcxRoceDev *r = vcx_roce(s);
     uint8_t c[VCX_ROCE_FRAME_MAX];
 
-    if (!s->nic || !vcx_port_oper_up(s)) {
+    if (!vcx_port_oper_up(s)) {
         trace_vcx_roce_tx_drop(len, "port down");
         return;
     }

@@ -9,7 +9,8 @@
  *   vcx-roce-dev.c    device part: routing, transmit, receive dispatch, coalesced ACKs,
  *                     the executor's RoCE work, counters and the wire-fault property.
  * A QP's traffic goes here when the port has a netdev and the destination GID is not
- * one of the port's own (vcx_roce_route); otherwise the loopback engine runs unchanged.
+ * one of the port's own, or always with the loopback-frames property (vcx_roce_route);
+ * otherwise the loopback engine moves the message whole.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -25,7 +25,11 @@ zlib.crc32, and checks:
     corrupt on receive (caught by the ICRC), reorder on transmit;
   - UD multicast: ATTACH_TO_MCG / DETACH_FROM_MCG statuses, caps and limits, delivery of
     a multicast frame to every attached QP (Q_Key per QP) and not to others, a multicast
-    SEND's frame (group MAC, QP 0xFFFFFF) and its local copies, loopback without a wire."""
+    SEND's frame (group MAC, QP 0xFFFFFF) and its local copies, loopback without a wire;
+  - loopback-frames=on without a netdev: QPs of the port talk through RoCEv2 frames
+    looped inside the device (RC SEND, WRITE, READ, atomic, UD, multicast once per
+    member), counted as frames; a frame to another host without a netdev is lost; with
+    drop, dup and reorder faults an RC stream completes exactly once, intact."""
 import os
 import struct
 import sys
@@ -33,9 +37,9 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, put, run_isolated  # noqa: E402
-from vcx_verbs import (P, cqe_fields, dseg, raddr, atomic, xrc, alloc_xrcd,  # noqa: E402
+from vcx_verbs import (P, GID0, cqe_fields, dseg, raddr, atomic, xrc, alloc_xrcd,  # noqa: E402
                        create_xrc_srq, xrc_ini, xrc_tgt)
-from vcx_nic import Nic, PEER, N  # noqa: E402
+from vcx_nic import Nic, PEER, N, MAC  # noqa: E402
 from vcx_qtest import get, H  # noqa: E402
 
 t = Tap()
@@ -1233,9 +1237,10 @@ def case_mcast_tx(v):
         v.cmd("DESTROY_QP", fields=[(P["VCX_OBJ_NUMBER"], q.qpn)])
 
 
-def case_mcast_loopback():
-    """Without a netdev (one VM): the SEND reaches the port's members only."""
-    v = Nic(netdev=False)
+def case_mcast_loopback(frames=False):
+    """Without a netdev (one VM): the SEND reaches the port's members only, once each
+    (frames: the group's frame looped inside the device)."""
+    v = Nic(netdev=False, props="loopback-frames=on" if frames else "")
     try:
         pd = v.alloc_pd()
         buf = v.alloc(0x10000)
@@ -1269,6 +1274,123 @@ def case_mcast_loopback():
         v.close()
 
 
+def lb_connect(v, qp, peer, psn, rpsn):
+    """RC qp to the port's own QP peer: the path's GID and MAC are the port's."""
+    v.modify_raw("RST2INIT_QP", qp, [("rre", 1), ("rwe", 1), ("rae", 1)],
+                 ads=[("vhca_port_num", 1)])
+    v.modify_raw("INIT2RTR_QP", qp, [("mtu", MTU256), ("log_msg_max", 30),
+                                     ("remote_qpn", peer.qpn), ("next_rcv_psn", rpsn),
+                                     ("log_rra_max", 2), ("min_rnr_nak", 1)],
+                 ads=[("vhca_port_num", 1), ("hop_limit", 64)], rgid=GID0, rmac=MAC)
+    v.modify_raw("RTR2RTS_QP", qp, [("next_send_psn", psn), ("retry_count", 7),
+                                    ("rnr_retry", 7), ("log_sra_max", 2)],
+                 ads=[("ack_timeout", 14)])
+
+
+def lb_stream(v, a, b, cq, buf, key, n):
+    """n SENDs of 256 bytes from a to b, at most 8 outstanding, an ACK timeout of virtual
+    time whenever none completes; True per message received once, in order, intact."""
+    got, sent = [], 0
+    for _ in range(4 * n):
+        if len(got) == n and sent == n:
+            break
+        while sent < n and sent - len(got) < 8:
+            i = sent % 8
+            b.post_recv([(buf + 0x8000 + i * 0x100, 0x100, key)])
+            v.qt.memwrite(buf + 0xa000 + i * 0x100, pattern(0x100, sent))
+            a.post_send(SEND, dseg(buf + 0xa000 + i * 0x100, 0x100, key))
+            sent += 1
+        v.settle()
+        before = len(got)
+        for e in cq.poll_all():
+            if cqe_fields(e)["qpn"] == b.qpn:
+                i = len(got)
+                got.append(v.qt.memread(buf + 0x8000 + (i % 8) * 0x100, 0x100) ==
+                           pattern(0x100, i))
+        if len(got) == before:
+            v.advance(4096 << 14, 4096 << 14)           # one ACK timeout (14)
+    return got
+
+
+def case_loopback_frames():
+    """loopback-frames=on, no netdev: QPs of the port through the packet engine."""
+    v = Wire(netdev=False, props="loopback-frames=on")
+    try:
+        pd = v.alloc_pd()
+        buf = v.alloc(0x10000)
+        key = v.create_mkey(pd, buf, 0x10000)
+        cq = v.create_cq()
+        a = v.create_qp("RC", pd, cq, cq)
+        b = v.create_qp("RC", pd, cq, cq)
+        lb_connect(v, a, b, 0x100, 0x500)
+        lb_connect(v, b, a, 0x500, 0x100)
+        st0 = v.d.state()
+        msg = pattern(600, 9)
+        v.qt.memwrite(buf, msg)
+        b.post_recv([(buf + 0x1000, 1024, key)])
+        a.post_send(SEND_IMM, dseg(buf, 600, key), imm=0x1234)
+        v.settle()
+        es = {cqe_fields(e)["qpn"]: cqe_fields(e) for e in cq.poll_all()}
+        st = v.d.state()
+        t.eq((es.get(a.qpn, {}).get("opcode"), es.get(b.qpn, {}).get("opcode"),
+              es.get(b.qpn, {}).get("byte_cnt"), v.qt.memread(buf + 0x1000, 600)),
+             (0, 3, 600, msg), "SEND_IMM of 600 bytes: requester and responder CQEs, bytes")
+        delta = [int(st[k]) - int(st0[k]) for k in ("roce_tx_pkts", "roce_rx_pkts",
+                                                     "acks_sent", "roce_icrc_err")]
+        t.eq(delta, [4, 4, 1, 0],
+             "3 request frames at MTU 256 and 1 ACK, each looped and received once")
+        # WRITE, then READ it back, then an atomic
+        v.qt.memwrite(buf + 0x2000, pattern(700, 3))
+        a.post_send(WRITE, raddr(buf + 0x3000, key) + dseg(buf + 0x2000, 700, key))
+        a.post_send(READ, raddr(buf + 0x3000, key) + dseg(buf + 0x4000, 700, key))
+        v.qt.memwrite(buf + 0x5000, struct.pack("<Q", 40))
+        a.post_send(FA, raddr(buf + 0x5000, key) + atomic(2) + dseg(buf + 0x5008, 8, key))
+        v.settle()
+        ops = [cqe_fields(e)["opcode"] for e in cq.poll_all()]
+        t.eq((ops, v.qt.memread(buf + 0x4000, 700), v.qt.memread(buf + 0x3000, 700),
+              struct.unpack("<QQ", v.qt.memread(buf + 0x5000, 16))),
+             ([0, 0, 0], pattern(700, 3), pattern(700, 3), (42, 40)),
+             "WRITE, READ back, FETCH_ADD: three requester CQEs, bytes and values")
+        # UD to the port's own QP through a frame
+        u1, u2 = v.create_qp("UD", pd, cq, cq), v.create_qp("UD", pd, cq, cq)
+        v.connect(u1, qkey=0x77)
+        v.connect(u2, qkey=0x77)
+        u2.post_recv([(buf + 0x6000, 1024, key)])
+        v.qt.memwrite(buf + 0x7000, pattern(200, 4))
+        t0 = v.counter("roce_tx_pkts")
+        u1.post_send(SEND, wire_av(0x77, u2.qpn, gid=GID0, rmac=MAC) +
+                     dseg(buf + 0x7000, 200, key))
+        v.settle()
+        es = {cqe_fields(e)["qpn"]: cqe_fields(e) for e in cq.poll_all()}
+        t.eq((es.get(u2.qpn, {}).get("byte_cnt"), v.qt.memread(buf + 0x6000 + 40, 200),
+              v.qt.memread(buf + 0x6000 + 32, 8), v.counter("roce_tx_pkts") - t0),
+             (240, pattern(200, 4), GID0[12:] * 2, 1),
+             "UD SEND to a QP of the port: one frame, the GRH area's IPv4 header from and "
+             "to the port's address, the payload")
+        # another host, and no netdev: the frame is lost, UD completes as sent
+        t0 = v.counter("roce_rx_pkts")
+        u1.post_send(SEND, wire_av(0x77, u2.qpn) + dseg(buf + 0x7000, 200, key))
+        v.settle()
+        es = [cqe_fields(e) for e in cq.poll_all()]
+        t.eq(([e["qpn"] for e in es], v.counter("roce_rx_pkts") - t0), ([u1.qpn], 0),
+             "UD SEND to another host without a netdev: sent, never received")
+        # the wire faults apply to looped frames too
+        r = v.qt.qom_set("/machine/peripheral/vcx0", "wire-fault",
+                         "drop=0.05,dup=0.05,reorder=0.05,seed=11")
+        t.ok("error" not in r, "wire-fault set")
+        r0 = v.counter("retransmits")
+        got = lb_stream(v, a, b, cq, buf, key, 200)
+        v.qt.qom_set("/machine/peripheral/vcx0", "wire-fault", "")
+        t.eq((len(got), all(got), v.qp_state(a)), (200, True, 3),
+             "drop, dup, reorder 5%: 200 SENDs received once each, in order, intact; "
+             "the requester still RTS")
+        t.ok(v.counter("retransmits") > r0 and v.counter("duplicate_request") > 0,
+             "retransmissions and duplicates counted (%d, %d)" %
+             (v.counter("retransmits") - r0, v.counter("duplicate_request")))
+    finally:
+        v.close()
+
+
 def main():
     v = Wire()
     try:
@@ -1289,6 +1411,8 @@ def main():
                          ("multicast send", case_mcast_tx)):
             run_isolated(t, name, lambda fn=fn: fn(v))
         run_isolated(t, "multicast loopback", case_mcast_loopback)
+        run_isolated(t, "multicast loopback, frames", lambda: case_mcast_loopback(True))
+        run_isolated(t, "loopback frames", case_loopback_frames)
         t.ok(v.qt.alive(), "QEMU alive at the end")
     finally:
         v.close()

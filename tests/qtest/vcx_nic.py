@@ -212,9 +212,10 @@ def nop_wqe(sqn, index, ce=True):
 class Nic(Verbs):
     """A Verbs device whose port is on a socket netdev (or none: netdev=False)."""
 
-    def __init__(self, netdev=True, mac=MAC, **kw):
+    def __init__(self, netdev=True, mac=MAC, props="", **kw):
+        """props: more -device vcx properties ("name=value,...")."""
         self.sock = NicSocket() if netdev else None
-        dev = "mac=%s" % ":".join("%02x" % b for b in mac)
+        dev = "mac=%s" % ":".join("%02x" % b for b in mac) + ("," + props if props else "")
         extra = []
         if netdev:
             dev += ",netdev=n0"
