@@ -18,8 +18,8 @@
  *
  * Receive: vcx-nic-rx.c hands every frame it recognises as RoCEv2 (UDP port 4791 to
  * one of the port's GID addresses), from the netdev or looped, to vcx_roce_rx(), within
- * the executor's budget (one frame per WQE of the budget). A frame failing a check is dropped and counted, never
- * a guest error: the wire is not the guest.
+ * the executor's budget (one frame per WQE of the budget). A frame failing a check is
+ * dropped and counted, never a guest error: the wire is not the guest.
  *
  * Wire faults (property "wire-fault"): "drop=F,dup=F,reorder=F,corrupt=F,seed=N,
  * dir=tx|rx|both", F a fraction 0..1; RoCEv2 frames only. Each frame draws from a
@@ -141,9 +141,9 @@ static void vcx_roce_wire_out(VcxState *s, const uint8_t *f, uint32_t len)
     st->tx_bytes += len;
     if (s->params.loopback_frames && (group || own)) {
         vcx_nic_loopback_roce(s, f, len);
-    }
-    if (own) {
-        return;
+        if (own) {
+            return;
+        }
     }
     if (s->nic) {
         qemu_send_packet(qemu_get_queue(s->nic), f, len);

@@ -8,6 +8,7 @@
 # frames sent, every one received (none lost in the loop: a full receive queue or a
 # frame to a wire there is not would leave it short), no ICRC error, none malformed.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/verbs-common.sh"
 . "$(dirname "$0")/bringup-common.sh"
 
 lb=$(images/vcx-hostcall hmp "qom-get $VCX_QOM loopback-frames" | tr -d '"\r ')
