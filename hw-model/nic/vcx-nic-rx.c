@@ -368,6 +368,14 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
     vcx_cq_post(s, rq->cq, cqe, false);
 }
 
+/* To the RDMA engine's wire path (hw-model/roce/); what it drops is counted here. */
+static void vcx_rx_roce(VcxState *s, const uint8_t *f, uint32_t len)
+{
+    if (!vcx_roce_rx(s, f, len)) {
+        vcx_nic(s)->st.roce_rx_drop++;
+    }
+}
+
 static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
 {
     VcxNic *n = vcx_nic(s);
@@ -392,9 +400,7 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
             vcx_rx_drop(s, "looped RoCE frame for no QP of the port", len);
             return;
         }
-        if (!vcx_roce_rx(s, f, len)) {
-            n->st.roce_rx_drop++;
-        }
+        vcx_rx_roce(s, f, len);
         return;
     }
     if (len < 14 || len > (uint32_t)s->port.vport_mtu + 18) {
@@ -405,10 +411,7 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
     }
     vcx_rx_parse(f, len, &h);
     if (vcx_rx_is_roce(s, f, &h)) {
-        /* the RDMA engine's wire path (hw-model/roce/); what it drops is counted here */
-        if (!vcx_roce_rx(s, f, len)) {
-            n->st.roce_rx_drop++;
-        }
+        vcx_rx_roce(s, f, len);
         return;
     }
     if (!vcx_rx_vport_accepts(s, f)) {

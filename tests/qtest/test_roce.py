@@ -37,8 +37,8 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, put, run_isolated  # noqa: E402
-from vcx_verbs import (P, GID0, cqe_fields, dseg, raddr, atomic, xrc, alloc_xrcd,  # noqa: E402
-                       create_xrc_srq, xrc_ini, xrc_tgt)
+from vcx_verbs import (P, GID0, cqe_fields, pd_buf_key_cq, dseg, raddr,  # noqa: E402
+                       atomic, xrc, alloc_xrcd, create_xrc_srq, xrc_ini, xrc_tgt)
 from vcx_nic import Nic, PEER, N, MAC  # noqa: E402
 from vcx_qtest import get, H  # noqa: E402
 
@@ -1316,10 +1316,7 @@ def case_loopback_frames():
     """loopback-frames=on, no netdev: QPs of the port through the packet engine."""
     v = Wire(netdev=False, props="loopback-frames=on")
     try:
-        pd = v.alloc_pd()
-        buf = v.alloc(0x10000)
-        key = v.create_mkey(pd, buf, 0x10000)
-        cq = v.create_cq()
+        pd, buf, key, cq = pd_buf_key_cq(v)
         a = v.create_qp("RC", pd, cq, cq)
         b = v.create_qp("RC", pd, cq, cq)
         lb_connect(v, a, b, 0x100, 0x500)
