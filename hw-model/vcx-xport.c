@@ -10,7 +10,9 @@
  *   SQ doorbell (UAR BlueFlame register, 8-byte control segment), RTS transition,
  *   RNR / ACK timer, a QP entering ERR, the ERR watch's timer
  *     -> vcx_xport_kick() / err_due: queue the work and schedule the executor; nothing
- *        is executed in the caller (an MMIO write, a timer, a command)
+ *        is executed in the caller (a timer, a command), except that the SQ doorbell's
+ *        MMIO write first runs its own QP for a small slice under the re-entrancy
+ *        guard its dispatch engaged (vcx_xport_doorbell_run)
  *     -> the executor (vcx_xport_bh): one bottom half per device, created with
  *        qemu_bh_new_guarded() on the device's MemReentrancyGuard; each run drains the
  *        run queue round robin under a budget and reschedules itself while work remains
@@ -49,7 +51,8 @@
  * Lifetimes. The executor runs between commands, never inside one, and commands never
  * run inside it: a command is an MMIO write, and MMIO into the device (its command
  * doorbell, a UAR, the MSI-X table) from the executor's own DMA or MSI-X messages is
- * refused by QEMU's re-entrancy guard, which the guarded bottom half engages (the DMA
+ * refused by QEMU's re-entrancy guard, which the guarded bottom half engages, as the
+ * UAR write's dispatch does for the doorbell's slice (the DMA
  * fails with MEMTX_ACCESS_ERROR and completes the WQE in error). Config space through
  * ECAM belongs to the host bridge, so the guard does not cover it: vcx_write_config()
  * refuses config writes while the guard is engaged (they can only come from the
@@ -408,15 +411,19 @@ uint32_t vcx_sq_size(VcxQp *qp)
     return qp->no_sq ? 0 : 1u << qp->log_sq_size;
 }
 
-void vcx_xport_kick(VcxState *s, VcxQp *qp)
+/* Work for the QP's SQ: it joins the run queue. */
+static void vcx_xport_queue(VcxState *s, VcxQp *qp)
 {
-    VcxObjects *o = s->objs;
-
     /* as many WQEs as the SQ holds per kick: a counter run past the WQEs stops there */
     qp->xs->allow = vcx_sq_size(qp);
     qp->xs->fresh = true;
-    vcx_xport_requeue(o, qp);
-    qemu_bh_schedule(o->bh);
+    vcx_xport_requeue(s->objs, qp);
+}
+
+void vcx_xport_kick(VcxState *s, VcxQp *qp)
+{
+    vcx_xport_queue(s, qp);
+    qemu_bh_schedule(s->objs->bh);
 }
 
 /*
@@ -1144,6 +1151,35 @@ static bool vcx_req_run(VcxState *s, VcxQp *qp, VcxBudget *b)
     return false;
 }
 
+/* One QP's turn in a run; back to the tail of the run queue if it has work left. */
+static void vcx_xport_turn(VcxState *s, VcxQp *qp, VcxBudget *b)
+{
+    VcxObjects *o = s->objs;
+
+    QTAILQ_REMOVE(&o->runq, qp, run_link);
+    qp->kicked = false;
+    if (vcx_req_run(s, qp, b)) {
+        vcx_xport_requeue(o, qp);
+    }
+}
+
+/* The end of a run: held frames go, the run is traced, and the bottom half is due again
+ * while any work remains. */
+static void vcx_xport_run_end(VcxState *s, uint32_t wqes, uint64_t bytes, int64_t start,
+                              bool nic_more)
+{
+    VcxObjects *o = s->objs;
+    bool more;
+
+    vcx_roce_run_end(s);
+    nic_more = nic_more || vcx_nic_pending(s) || vcx_roce_pending(s);
+    more = !QTAILQ_EMPTY(&o->runq) || o->err_due || nic_more;
+    trace_vcx_xport_run(o->runs, wqes, bytes, get_clock() - start, more);
+    if (more && !s->reset_pending) {
+        qemu_bh_schedule(o->bh);
+    }
+}
+
 /*
  * The executor: one run of the device's guarded bottom half. QPs take turns from the
  * head of the run queue; one whose turn ended with the budget goes back to the tail.
@@ -1189,20 +1225,43 @@ static void vcx_xport_bh(void *opaque)
         vcx_roce_run(s, &b);            /* READ responses to the wire */
     }
     while (b.wqes && b.bytes && !s->reset_pending && (qp = QTAILQ_FIRST(&o->runq))) {
-        QTAILQ_REMOVE(&o->runq, qp, run_link);
-        qp->kicked = false;
-        if (vcx_req_run(s, qp, &b)) {
-            vcx_xport_requeue(o, qp);
-        }
+        vcx_xport_turn(s, qp, &b);
     }
-    vcx_roce_run_end(s);
-    nic_more = nic_more || vcx_nic_pending(s) || vcx_roce_pending(s);
-    trace_vcx_xport_run(o->runs, VCX_XPORT_RUN_WQES - b.wqes,
-                        VCX_XPORT_RUN_BYTES - b.bytes, get_clock() - start,
-                        !QTAILQ_EMPTY(&o->runq) || o->err_due || nic_more);
-    if ((!QTAILQ_EMPTY(&o->runq) || o->err_due || nic_more) && !s->reset_pending) {
+    vcx_xport_run_end(s, VCX_XPORT_RUN_WQES - b.wqes, VCX_XPORT_RUN_BYTES - b.bytes,
+                      start, nic_more);
+}
+
+/*
+ * The SQ doorbell's slice: the QP whose doorbell this MMIO write rang runs at once, under
+ * the small budget of VCX_XPORT_DOORBELL_WQES / _BYTES, and the executor's bottom half
+ * takes whatever is left. A message thus completes before the guest's next instruction
+ * instead of after a wake-up of QEMU's main loop thread, which on a host whose cores are
+ * busy with vCPU threads waits for the scheduler: tens of microseconds per message, the
+ * whole latency of a small one. It is as safe as a run of the bottom half: the MMIO
+ * dispatch engaged the device's re-entrancy guard (vcx_busy), so the slice's DMA and
+ * MSI-X cannot reach the device's own MMIO or config space, and it is bounded the same
+ * way, only smaller, so the vCPU returns from its write within some microseconds.
+ * Without the guard (a caller that is not an MMIO dispatch), dead firmware or a reset
+ * on its way, the QP only joins the run queue.
+ */
+static void vcx_xport_doorbell_run(VcxState *s, VcxQp *qp)
+{
+    VcxObjects *o = s->objs;
+    VcxBudget b = { VCX_XPORT_DOORBELL_WQES, VCX_XPORT_DOORBELL_BYTES };
+    int64_t start;
+
+    vcx_xport_queue(s, qp);
+    if (!vcx_busy(s) || vcx_fw_dead(s) || s->reset_pending) {
         qemu_bh_schedule(o->bh);
+        return;
     }
+    start = get_clock();
+    o->runs++;
+    vcx_xport_turn(s, qp, &b);
+    trace_vcx_xport_doorbell_slice(qp->qpn, VCX_XPORT_DOORBELL_WQES - b.wqes,
+                                   VCX_XPORT_DOORBELL_BYTES - b.bytes, qp->kicked);
+    vcx_xport_run_end(s, VCX_XPORT_DOORBELL_WQES - b.wqes,
+                      VCX_XPORT_DOORBELL_BYTES - b.bytes, start, false);
 }
 
 void vcx_xport_init(VcxState *s)
@@ -1285,5 +1344,5 @@ void vcx_xport_sq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint64_t 
         return;
     }
     trace_vcx_sq_doorbell(qpn, (value >> 40) & 0xffff);
-    vcx_xport_kick(s, qp);      /* the executor runs it later, not in this MMIO write */
+    vcx_xport_doorbell_run(s, qp);
 }

@@ -56,6 +56,14 @@
 #define VCX_XPORT_RUN_WQES      64u
 #define VCX_XPORT_RUN_BYTES     (256 * KiB)
 
+/*
+ * Budget of the SQ doorbell's own slice (vcx_xport_doorbell_run): a quarter of a run, so
+ * the ringing vCPU is back within some 15 us, while the common small message (and a
+ * batch of a few) completes before the doorbell write returns.
+ */
+#define VCX_XPORT_DOORBELL_WQES     16u
+#define VCX_XPORT_DOORBELL_BYTES    (64 * KiB)
+
 /* VcxBudget is in vcx-obj.h: the NIC's part of a run (hw-model/nic/) shares it. */
 
 /*

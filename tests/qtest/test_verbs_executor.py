@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The transport executor: a bottom half that drains the run queue under a budget (64
-WQEs, 256 KiB a run) and resumes large messages in later runs.
+WQEs, 256 KiB a run) and resumes large messages in later runs; the SQ doorbell's own
+slice (16 WQEs, 64 KiB) inside its MMIO write: four small SENDs rung at once complete
+there, the first 64 KiB WRITE of the big batch too, and the executor takes the rest.
 
 One doorbell for 32,768 RDMA WRITEs (PA key to PA key, 64 KiB each and 1 MiB every
 1024th, 2 GiB in all over one repeated source region into a 256 MiB window): the qtest
@@ -37,6 +39,7 @@ t = Tap()
 SEND, WRITE, READ = 0x0a, 0x08, 0x10
 REQ_ERR, RESP_ERR, FLUSH = 0xd, 0xe, 0x05
 RUN_WQES, RUN_BYTES = 64, 256 << 10
+SLICE_WQES, SLICE_BYTES = 16, 64 << 10     # the SQ doorbell's own slice
 KiB, MiB = 1 << 10, 1 << 20
 ACK_T = 4096 << 14              # local ACK timeout of connect() (ack_timeout 14), ns
 
@@ -186,6 +189,10 @@ def case_big_doorbell(v):
     t.eq(bad, [], "each window slot holds its last writer's bytes (WQEs %d..%d)" %
          (N - SLOTS, N - 1))
     log = v.qt.log()[log0:]
+    sl = doorbell_slices(log)
+    t.eq(sl[:1], [(a.qpn, 1, 64 * KiB, 1)], "the doorbell's own slice moved the first 64 KiB "
+         "WRITE inside the MMIO write (its budget: %d WQEs, %d KiB) and left the rest to "
+         "the executor" % (SLICE_WQES, SLICE_BYTES >> 10))
     runs = [r for r in xport_runs(log) if r[1] or r[2]]
     ns = sorted(r[3] for r in runs)
     t.ok(runs and max(r[1] for r in runs) <= RUN_WQES and
@@ -205,6 +212,41 @@ def case_big_doorbell(v):
     t.ok(len(big) == N // 1024 and all(pauses.get(s, 0) >= 3 for s in big),
          "each of the %d 1 MiB WRITEs was moved over at least 4 runs (paused %s times)" %
          (len(big), sorted({pauses.get(s, 0) for s in big})))
+
+
+# -------------------------------------------------------------------------------------
+# the SQ doorbell's slice: small work completes inside the doorbell's MMIO write
+# -------------------------------------------------------------------------------------
+
+def doorbell_slices(log):
+    """The vcx_xport_doorbell_slice trace lines as (qpn, WQEs, bytes, more)."""
+    return [(int(m.group(1), 16), int(m.group(2)), int(m.group(3)), int(m.group(4)))
+            for m in re.finditer(r"vcx_xport_doorbell_slice QP 0x([0-9a-f]+): (\d+) WQEs, "
+                                 r"(\d+) bytes inside its SQ doorbell write, more (\d)", log)]
+
+
+def case_doorbell_slice(v):
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    key = v.create_mkey(pd, buf, 0x4000)
+    cq = v.create_cq()
+    a, b = pair(v, pd, cq)
+    for i in range(4):
+        b.post_recv([(buf + 0x100 * i, 0x100, key)])
+    v.settle()
+    log0 = len(v.qt.log())
+    msgs = [bytes([0x40 + i]) * (100 + i) for i in range(4)]
+    for i, m in enumerate(msgs):
+        v.qt.memwrite(buf + 0x1000 + 0x100 * i, m)
+        a.post_send(SEND, dseg(buf + 0x1000 + 0x100 * i, len(m), key), ring=i == 3)
+    sl = doorbell_slices(v.qt.log()[log0:])
+    t.eq(sl, [(a.qpn, 4, sum(map(len, msgs)), 0)], "one doorbell for 4 SENDs: all four "
+         "executed inside the doorbell's MMIO write, nothing left for the executor")
+    got = sorted(f(e, "qpn", "opcode", "byte_cnt") for e in cq.poll_all())
+    want = sorted([(a.qpn, 0, len(m)) for m in msgs] + [(b.qpn, 2, len(m)) for m in msgs])
+    t.eq(got, want, "4 requester and 4 responder CQEs")
+    t.ok(all(v.qt.memread(buf + 0x100 * i, len(m)) == m for i, m in enumerate(msgs)),
+         "the payloads landed in the receive buffers")
 
 
 # -------------------------------------------------------------------------------------
@@ -442,8 +484,9 @@ def mid_flr(v):
 def main():
     v = Verbs(mem="1G", trace="vcx_xport_run",
               extra=("--trace", "vcx_xfer_open", "--trace", "vcx_xfer_pause",
-                     "--trace", "vcx_xfer_lost"))
+                     "--trace", "vcx_xfer_lost", "--trace", "vcx_xport_doorbell_slice"))
     try:
+        run_isolated(t, "doorbell slice", lambda: case_doorbell_slice(v))
         run_isolated(t, "32768 WRITEs", lambda: case_big_doorbell(v))
         run_isolated(t, "RNR timer", lambda: case_rnr_timer(v))
         m = Mid(v)
