@@ -424,14 +424,22 @@ bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
         trace_vcx_dev_err_cqe_dropped(cq->cqn, opcode, "firmware dead");
         return false;
     }
-    if (vcx_dbr_read(s, cq->dbr_addr, &ci) != MEMTX_OK) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x doorbell record at 0x%" PRIx64
-                      " not readable: CQ goes to error\n", cq->cqn, cq->dbr_addr);
-        trace_vcx_err_cq(cq->cqn, "doorbell record not readable");
-        vcx_cq_error(s, cq, VCX_CQC_STATUS_WRITE_FAIL, VCX_CQ_ERR_SYND_ACCESS_VIOLATION);
-        return false;
+    /*
+     * The consumer counter only moves forward, so the copy last read is a lower bound:
+     * the doorbell record is read again only when that copy says the CQ is full (the
+     * poller keeps writing that cache line; an HCA does not fetch it per CQE either).
+     */
+    if (((cq->prod - cq->cons) & VCX_CQ_COUNTER_MASK) >= nent) {
+        if (vcx_dbr_read(s, cq->dbr_addr, &ci) != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x doorbell record at 0x%" PRIx64
+                          " not readable: CQ goes to error\n", cq->cqn, cq->dbr_addr);
+            trace_vcx_err_cq(cq->cqn, "doorbell record not readable");
+            vcx_cq_error(s, cq, VCX_CQC_STATUS_WRITE_FAIL,
+                         VCX_CQ_ERR_SYND_ACCESS_VIOLATION);
+            return false;
+        }
+        cq->cons = ci & VCX_CQ_COUNTER_MASK;
     }
-    cq->cons = ci & VCX_CQ_COUNTER_MASK;
     if (((cq->prod - cq->cons) & VCX_CQ_COUNTER_MASK) >= nent && !cq->oi) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: CQ 0x%x overrun (producer 0x%x consumer "
                       "0x%x, %u entries): CQ goes to error\n", cq->cqn, cq->prod,

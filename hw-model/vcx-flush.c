@@ -89,6 +89,7 @@ static uint32_t vcx_flush_rq(VcxState *s, VcxQp *qp, uint32_t budget)
         vcx_post(s, qp->rcq, cqe, false);
         qp->rq_ci++;
     }
+    qp->rq_pi = pi;
     if (n) {
         /* as vcx_post_resp_err counts a receive WQE flushed alone */
         trace_vcx_flush(qp->qpn, "RQ", n);

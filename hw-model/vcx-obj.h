@@ -154,6 +154,7 @@ typedef struct VcxSrq {
     uint64_t dbr_addr;
     uint16_t head;              /* index of the next WQE to consume */
     uint16_t consumed;          /* WQEs consumed, compared with the doorbell record */
+    uint16_t counter;           /* the doorbell record's counter as last read */
     uint32_t refs;              /* QPs attached */
     VcxQBuf buf;
 } VcxSrq;
@@ -198,6 +199,7 @@ struct VcxQp {
     uint16_t sq_ci;             /* next SQ WQEBB to execute */
     uint16_t sq_pi;             /* last producer counter read */
     uint16_t rq_ci;             /* RQ WQEs consumed */
+    uint16_t rq_pi;             /* the receive counter of the doorbell record as last read */
     uint8_t rnr_left;           /* RNR retries left for the WQE at sq_ci */
     uint8_t retry_left;
     bool rnr_wait;              /* SQ stalled until the RNR timer fires */

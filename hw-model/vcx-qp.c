@@ -509,7 +509,7 @@ uint8_t vcx_cmd_modify_qp(VcxState *s, VcxCmd *cmd)
     vcx_qp_decode(qp);
     switch (tr->t) {
     case T_RST2INIT:
-        qp->sq_ci = qp->sq_pi = qp->rq_ci = 0;
+        qp->sq_ci = qp->sq_pi = qp->rq_ci = qp->rq_pi = 0;
         qp->msn = 0;
         break;
     case T_INIT2RTR:
@@ -573,7 +573,7 @@ uint8_t vcx_cmd_2rst_qp(VcxState *s, VcxCmd *cmd)
      */
     vcx_xport_qp_fini(s, qp);
     vcx_xport_qp_init(s, qp);
-    qp->sq_ci = qp->sq_pi = qp->rq_ci = 0;
+    qp->sq_ci = qp->sq_pi = qp->rq_ci = qp->rq_pi = 0;
     vcx_qp_set_state(qp, VCX_QP_STATE_RST);
     return VCX_CMD_STAT_OK;
 }

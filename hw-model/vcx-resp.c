@@ -89,12 +89,20 @@ static int vcx_resp_get_wqe(VcxState *s, VcxQp *qp, const VcxRecv *rcv, VcxSgl *
         pdn = rcv->srq->pdn;
     } else if (qp->rq_type == VCX_QP_RQ_TYPE_REGULAR) {
         stride = VCX_RQ_STRIDE_MIN << qp->log_rq_stride;
-        if (vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_RECV, &recv) != MEMTX_OK) {
-            vcx_qp_catas(s, qp, "doorbell record not readable");
-            return -1;
-        }
-        if ((uint16_t)(recv - qp->rq_ci) == 0) {
-            return 0;
+        /*
+         * The doorbell record is read only when the WQEs it last announced are used up,
+         * as an HCA caches the producer counter: software posting receives ahead keeps
+         * the device off the cache line it is writing.
+         */
+        if (qp->rq_pi == qp->rq_ci) {
+            if (vcx_dbr_read(s, qp->dbr_addr + VCX_QP_DBR_RECV, &recv) != MEMTX_OK) {
+                vcx_qp_catas(s, qp, "doorbell record not readable");
+                return -1;
+            }
+            qp->rq_pi = recv;
+            if (qp->rq_pi == qp->rq_ci) {
+                return 0;
+            }
         }
         if (vcx_qbuf_read(s, &qp->buf, (uint64_t)(qp->rq_ci &
                                                   ((1u << qp->log_rq_size) - 1)) * stride,

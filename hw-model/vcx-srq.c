@@ -473,19 +473,28 @@ int vcx_srq_pop(VcxState *s, VcxSrq *srq, uint8_t *wqe, uint16_t *index)
     if (srq->error) {
         return -1;
     }
-    if (vcx_dbr_read(s, srq->dbr_addr + VCX_SRQ_DBR_COUNTER, &counter) != MEMTX_OK) {
-        vcx_srq_catas(s, srq, "doorbell record not readable");
-        return -1;
-    }
-    avail = (counter - srq->consumed) & VCX_WQE_INDEX_MASK;
-    if (!avail) {
-        return 0;
-    }
-    if (avail > (1u << srq->log_size)) {
-        qemu_log_mask(LOG_GUEST_ERROR, "vcx: SRQ 0x%x doorbell counter 0x%x is %u WQEs "
-                      "ahead of the %u the SRQ holds\n", srq->srqn, counter, avail,
-                      1u << srq->log_size);
-        trace_vcx_err_srq(srq->srqn, "counter beyond the queue size");
+    /*
+     * The doorbell record is read again only when the WQEs it last announced are used
+     * up, or when the limit is armed and this pop could cross it (the event must see
+     * what software has posted since).
+     */
+    avail = (srq->counter - srq->consumed) & VCX_WQE_INDEX_MASK;
+    if (!avail || (srq->lwm && avail <= srq->lwm)) {
+        if (vcx_dbr_read(s, srq->dbr_addr + VCX_SRQ_DBR_COUNTER, &counter) != MEMTX_OK) {
+            vcx_srq_catas(s, srq, "doorbell record not readable");
+            return -1;
+        }
+        srq->counter = counter & VCX_WQE_INDEX_MASK;
+        avail = (srq->counter - srq->consumed) & VCX_WQE_INDEX_MASK;
+        if (!avail) {
+            return 0;
+        }
+        if (avail > (1u << srq->log_size)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "vcx: SRQ 0x%x doorbell counter 0x%x is %u "
+                          "WQEs ahead of the %u the SRQ holds\n", srq->srqn, counter,
+                          avail, 1u << srq->log_size);
+            trace_vcx_err_srq(srq->srqn, "counter beyond the queue size");
+        }
     }
     if (vcx_qbuf_read(s, &srq->buf, (uint64_t)srq->head * stride, wqe, stride) !=
         MEMTX_OK) {
