@@ -23,7 +23,7 @@
 # The out-of-band exchanges of the pingpongs and perftest (QP numbers, PSNs, GIDs) go over
 # eth0 (169.254.77.N), so the vcx link carries RoCE, ARP and ND only; rdma_cm resolves the
 # link addresses (192.168.77.N). ROCE_STEPS picks steps; ROCE_MTUS the path MTUs
-# (default "1024 4096"); ROCE_ITERS the pingpong iteration count (default 200);
+# (default "1024 4096"); ROCE_ITERS the pingpong iteration count (default 100);
 # ROCE_KMOD_NQP and ROCE_KMOD_MSGS the kmod step's connections and SENDs (8, 50).
 # Every wait is bounded; each step prints "ok ..." or fails the script with the reason.
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +35,7 @@ vcx | peer | pair | any) ;;
 esac
 steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme nfs kmod counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
-ITERS=${ROCE_ITERS:-200}
+ITERS=${ROCE_ITERS:-100}
 . "$(dirname "$0")/roce-lib.sh"
 . "$(dirname "$0")/roce-nfs.sh"     # step_nfs
 
