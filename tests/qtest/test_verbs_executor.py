@@ -31,7 +31,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, H, BAR0, get  # noqa: E402
 from vcx_verbs import P, Verbs, dseg, inline, raddr, run_isolated, xport_runs  # noqa: E402
-from vcx_verbs import bswap64, cqe_fields  # noqa: E402
+from vcx_verbs import bswap64, cqe_fields, pd_buf_key_cq  # noqa: E402
 from vcx_verbs import cqe_tuple as f  # noqa: E402
 import re  # noqa: E402
 
@@ -226,10 +226,7 @@ def doorbell_slices(log):
 
 
 def case_doorbell_slice(v):
-    pd = v.alloc_pd()
-    buf = v.alloc(0x4000)
-    key = v.create_mkey(pd, buf, 0x4000)
-    cq = v.create_cq()
+    pd, buf, key, cq = pd_buf_key_cq(v)
     a, b = pair(v, pd, cq)
     for i in range(4):
         b.post_recv([(buf + 0x100 * i, 0x100, key)])
