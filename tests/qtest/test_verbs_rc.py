@@ -487,6 +487,31 @@ def overrun(v):
          "the two CQEs in the ring are intact")
 
 
+def cq_wrap(v):
+    """The device reads set_ci only when its cached copy says the CQ is full: a CQ that
+    software keeps polling wraps many times without an overrun, and one it stops polling
+    still overruns at the first CQE past its size."""
+    pd = v.alloc_pd()
+    cq = v.create_cq(log_size=1)
+    a = v.create_qp("RC", pd, cq, cq, log_sq=3)
+    b = v.create_qp("RC", pd, cq, cq, log_sq=3)
+    v.connect(a, b.qpn)
+    v.connect(b, a.qpn)
+    v.events()
+    got = []
+    for _ in range(5):
+        for _ in range(2):
+            a.post_send(0x00, b"")       # NOP, signaled
+        got += [cqe_fields(e)["wqe_counter"] for e in cq.poll_all()]
+    t.eq(got, list(range(10)), "10 CQEs through a 2-entry CQ polled every 2: all, in order")
+    t.eq(v.events(), [], "no CQ error event while software keeps up")
+    for _ in range(3):
+        a.post_send(0x00, b"")
+    ev = v.events()
+    t.eq([(ty, struct.unpack_from(">I", e, 0x20)[0] & 0xffffff, e[0x2b]) for ty, e in ev],
+         [(0x04, cq.cqn, 1)], "then 3 CQEs unpolled: overrun at the third")
+
+
 def self_loop(v):
     pd = v.alloc_pd()
     buf = v.alloc(0x4000)
@@ -643,7 +668,7 @@ def main():
                   ("q_counters", q_counters), ("requester_q_counters", requester_q_counters),
                   ("error_counters", error_counters),
                   ("malformed", malformed), ("arming", arming), ("overrun", overrun),
-                  ("self_loop", self_loop), ("no_rq", no_rq),
+                  ("cq_wrap", cq_wrap), ("self_loop", self_loop), ("no_rq", no_rq),
                   ("retry_and_inval", retry_and_inval),
                   ("receive_past_key", receive_past_key)))
 

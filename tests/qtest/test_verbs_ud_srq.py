@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated, get  # noqa: E402
-from vcx_verbs import Verbs, cqe_fields, dseg, av, P, cqe_tuple as f  # noqa: E402
+from vcx_verbs import Verbs, cqe_fields, dseg, av, P, cqe_tuple as f, pd_buf_key_cq  # noqa: E402
 
 t = Tap()
 SEND, SEND_IMM = 0x0a, 0x0b
@@ -122,6 +122,35 @@ def srq_limit(v, rmp):
     t.eq(cq.poll_all(), [], "no flush CQEs for SRQ WQEs (they belong to the SRQ)")
 
 
+def srq_limit_cached(v):
+    """The device caches the SRQ's doorbell-record counter and reads it again only when the
+    WQEs it announced are used up or an armed limit could be crossed: WQEs software posts
+    in between must count, so the event comes neither early nor late."""
+    pd, buf, key, cq = pd_buf_key_cq(v)
+    srq = v.create_srq(pd, log_size=4, stride=64)
+    a = v.create_qp("RC", pd, cq, cq)
+    b = v.create_qp("RC", pd, cq, cq, srq=srq)
+    v.connect(a, b.qpn)
+    v.connect(b, a.qpn)
+    for i in range(8):
+        srq.post([(buf + 0x1000 + i * 0x100, 64, key)])
+    for _ in range(2):
+        a.post_send(SEND, dseg(buf, 8, key), ce=False)
+    for i in range(8, 14):      # the record now says 14; the device last read 8
+        srq.post([(buf + 0x1000 + i * 0x100, 64, key)])
+    v.events()
+    r = v.cmd("ARM_RQ", op_mod=1, fields=[(P["VCX_ARM_RQ_IN_SRQ_NUMBER"], srq.srqn),
+                                          (P["VCX_ARM_RQ_IN_LWM"], 5)])
+    t.eq(r.status, 0, "ARM_RQ lwm 5 with 12 WQEs posted and not consumed")
+    for _ in range(7):
+        a.post_send(SEND, dseg(buf, 8, key), ce=False)
+    t.eq(ev(v), [], "12 -> 5 WQEs: no limit event (6 of them posted after the last read)")
+    a.post_send(SEND, dseg(buf, 8, key), ce=False)
+    t.eq(ev(v), [(0x14, 1, srq.srqn)], "5 -> 4 WQEs: SRQ_RQ_LIMIT")
+    got = [f(e, "qpn", "opcode", "byte_cnt") for e in cq.poll_all()]
+    t.eq(got, [(b.qpn, 2, 8)] * 10, "all 10 SENDs received through the SRQ")
+
+
 def put_rmpc(c, lwm):
     from vcx_qtest import put
     put(c, P["VCX_RMPC_STATE"], 1)
@@ -183,6 +212,7 @@ def main():
         run_isolated(t, "ud", lambda: ud(v))
         run_isolated(t, "srq_limit", lambda: srq_limit(v, False))
         run_isolated(t, "rmp_limit", lambda: srq_limit(v, True))
+        run_isolated(t, "srq_limit_cached", lambda: srq_limit_cached(v))
         run_isolated(t, "srq_errors", lambda: srq_errors(v))
     finally:
         v.close()
