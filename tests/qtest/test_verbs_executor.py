@@ -31,7 +31,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, H, BAR0, get  # noqa: E402
 from vcx_verbs import P, Verbs, dseg, inline, raddr, run_isolated, xport_runs  # noqa: E402
-from vcx_verbs import bswap64, cqe_fields, pd_buf_key_cq  # noqa: E402
+from vcx_verbs import bswap64, pd_buf_key_cq  # noqa: E402
 from vcx_verbs import cqe_tuple as f  # noqa: E402
 import re  # noqa: E402
 

@@ -466,16 +466,21 @@ def arming(v):
     t.eq(len(v.events(comp=True)), 1, "re-arm with an unconsumed CQE past ci: the EQE at once")
 
 
-def overrun(v):
+def small_cq_pair(v):
+    """A connected RC pair whose SQs (8 WQEBBs) complete into one 2-entry CQ; events
+    drained. Returns the sending QP and the CQ."""
     pd = v.alloc_pd()
-    buf = v.alloc(0x1000)
-    key = v.create_mkey(pd, buf, 0x1000)
     cq = v.create_cq(log_size=1)
     a = v.create_qp("RC", pd, cq, cq, log_sq=3)
     b = v.create_qp("RC", pd, cq, cq, log_sq=3)
     v.connect(a, b.qpn)
     v.connect(b, a.qpn)
     v.events()
+    return a, cq
+
+
+def overrun(v):
+    a, cq = small_cq_pair(v)
     for _ in range(3):
         a.post_send(0x00, b"")       # NOP, signaled
     ev = v.events()
@@ -491,13 +496,7 @@ def cq_wrap(v):
     """The device reads set_ci only when its cached copy says the CQ is full: a CQ that
     software keeps polling wraps many times without an overrun, and one it stops polling
     still overruns at the first CQE past its size."""
-    pd = v.alloc_pd()
-    cq = v.create_cq(log_size=1)
-    a = v.create_qp("RC", pd, cq, cq, log_sq=3)
-    b = v.create_qp("RC", pd, cq, cq, log_sq=3)
-    v.connect(a, b.qpn)
-    v.connect(b, a.qpn)
-    v.events()
+    a, cq = small_cq_pair(v)
     got = []
     for _ in range(5):
         for _ in range(2):
