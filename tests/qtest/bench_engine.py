@@ -7,7 +7,7 @@ the batch's runs), so the qtest protocol's cost stays out of the figure. Workloa
   - RDMA WRITE, PA key to PA key, 64 B to 1 MiB;
   - SEND into an SRQ (one scatter entry per receive), 64 B to 64 KiB.
 Host memcpy of the same block sizes into the same kind of 64 MiB window is measured in
-the same run (memcpy_gbps), so the engine is reported against the host it runs on.
+the same run (host_memcpy.py), so the engine is reported against the host it runs on.
 Prints one line per measurement,
   BENCH,<test>,<what>,<value>,<unit>
 and a table. Usage: bench_engine.py [--quick]   (VCX_QEMU names the binary)
@@ -20,6 +20,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import BAR0  # noqa: E402
 from vcx_verbs import P, Verbs, dseg, raddr, xport_runs, bswap64  # noqa: E402
+from host_memcpy import memcpy_gbps  # noqa: E402
 
 SEND, WRITE = 0x0a, 0x08
 KiB, MiB = 1 << 10, 1 << 20
@@ -92,25 +93,6 @@ def srq_size(srq):
     return 1 << srq.log_size
 
 
-def memcpy_gbps(size):
-    """Host memcpy with the engine's access pattern: one source block into consecutive
-    slots of a 64 MiB window (Python's slice copy is a memmove; its per-call overhead
-    weighs on small blocks, so those figures are a floor)."""
-    window = 64 * MiB
-    slots = max(1, window // size)
-    src = bytearray(os.urandom(size))
-    dst = bytearray(window + size)
-    view_s, view_d = memoryview(src), memoryview(dst)
-    reps = max(slots, (256 if QUICK else 1024) * MiB // size)
-    t0 = time.perf_counter()
-    for i in range(reps):
-        off = (i % slots) * size
-        view_d[off:off + size] = view_s
-    dt = time.perf_counter() - t0
-    assert view_d[:size] == src
-    return size * reps / dt / 1e9
-
-
 def fresh():
     """A new device for each workload: SQ counters start at 0, the trace log is short."""
     v = Verbs(mem="1G", trace="vcx_xport_run")
@@ -156,7 +138,7 @@ def main():
                 v.close()
             gbps = n * size / ns
             mps = n / ns * 1e3
-            cp = memcpy_gbps(size)
+            cp = memcpy_gbps(size, QUICK)
             rows.append((kind, size, n, runs, gbps, mps, cp, wall))
             name = f"engine_{kind}_{size}"
             print(f"BENCH,{name},vcx,{gbps:.3f},GB/s")
