@@ -12,6 +12,19 @@ krel=$(cat "$img/kernel-release")
 tree="$img/modules/lib/modules/$krel"
 [ -d "$tree" ] || vcx_die "image module tree $tree missing: rebuild the image (./vcx build)"
 
+# Up to date when the modules and the image's module tree are those of the last run: the
+# image target is always stale, so this runs on every build, and packing costs 8 s.
+stamp="$out.inputs"
+inputs=$({
+	echo "$krel"
+	stat -c '%n %s %Y' "$tree" "$tree/modules.order" "$tree/modules.builtin"
+	sha256sum "$@"
+} 2>&1)
+if [ -s "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$inputs" ]; then
+	exit 0
+fi
+rm -f "$stamp"
+
 # Hard links (the work tree lives in the cache, on the image's file system): depmod walks
 # real directories only.
 mkdir -p "$VCX_CACHE/tmp"
@@ -30,3 +43,4 @@ for ko in "$@"; do
 done
 depmod -b "$work" "$krel" || vcx_die "depmod for the guest failed"
 tar -C "$work/lib/modules/$krel" -cf "$out" updates $(cd "$work/lib/modules/$krel" && ls modules.*)
+echo "$inputs" >"$stamp"
