@@ -142,14 +142,14 @@ fio_verify() { # dev size; 0 when fio verified without error
 		--verify_fatal=1 --output-format=terse --terse-version=3 >/tmp/fio-verify.out 2>&1
 }
 
-# fio 4k randrw iodepth 16 with crc32c verify over 64 MiB on ns1: err=0; the same verify
-# fails on the discarding ns2 (the check can fail).
-host_verify() { # context
-	local line
-	fio_verify "$ns1" 64M || { cat /tmp/fio-verify.out >&2; fail "$1: fio verify on $ns1"; }
+# fio 4k randrw iodepth 16 with crc32c verify over MIB MiB (default 64) on ns1: err=0;
+# the same verify fails on the discarding ns2 (the check can fail).
+host_verify() { # context [MIB]
+	local line mib=${2:-64}
+	fio_verify "$ns1" "${mib}M" || { cat /tmp/fio-verify.out >&2; fail "$1: fio verify on $ns1"; }
 	line=$(grep '^3;' /tmp/fio-verify.out | head -1)
 	[ "$(echo "$line" | cut -d';' -f5)" = 0 ] || fail "$1: fio err=$(echo "$line" | cut -d';' -f5)"
-	echo "ok $1: fio 4k randrw iodepth 16 crc32c verify over 64 MiB: err=0," \
+	echo "ok $1: fio 4k randrw iodepth 16 crc32c verify over $mib MiB: err=0," \
 		"read $(echo "$line" | cut -d';' -f8) IOPS, write $(echo "$line" | cut -d';' -f49) IOPS"
 	if fio_verify "$ns2" 4M; then
 		fail "$1: verify passed on a namespace that discards data (the check is blind)"
