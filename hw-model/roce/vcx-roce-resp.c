@@ -316,7 +316,13 @@ static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
          * READ: answered again from this PSN, with the duplicate's own RETH, in its turn:
          * a requester going back sends its READs again in PSN order, and each one's
          * responses must follow the one before. One older than the READ being answered
-         * goes first; the one being answered resumes after it where it stopped.
+         * goes first; the one being answered then starts again from the PSN its
+         * requester asked for (its answer point, rp_*), READ_RESPONSE_FIRST there.
+         * Not from where it stopped: a FIRST in the middle of a READ is a PSN nobody
+         * asked for, and a requester part-way through that READ takes it as out of
+         * sequence (Soft-RoCE then completes the READ with the rest never placed).
+         * Sending a response again is harmless: the requester drops what it holds.
+         * hfi1's responder restarts the entry being sent the same way.
          */
         vcx_wire_rd_replay(e, p->psn, p->va, p->rkey, p->dma_len, vcx_resp_mtu(qp));
         if (!wr->rd_active) {
@@ -324,16 +330,10 @@ static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
             vcx_roce_queue_read(s, qp);
         } else if (vcx_wire_rd_age(wr, i) < vcx_wire_rd_age(wr, wr->rd_slot)) {
             VcxWireRdEntry *c = &wr->rd[wr->rd_slot];
-            uint32_t done = wr->j_next;
 
-            if (done < wr->j_npkts) {
-                vcx_wire_rd_replay(c, wr->j_psn + done,
-                                   wr->j_va + (uint64_t)done * vcx_resp_mtu(qp), wr->j_rkey,
-                                   wr->j_len - MIN((uint64_t)done * vcx_resp_mtu(qp),
-                                                   wr->j_len), vcx_resp_mtu(qp));
-            } else {
+            if (wr->j_next >= wr->j_npkts) {
                 c->answered = c->sent = true;
-            }
+            }                           /* else answered again from its rp_* */
             vcx_wire_rd_job(qp, i);
         }
         return;
