@@ -347,9 +347,9 @@ step_nvme() {
 	. "$(dirname "$0")/nvme-common.sh"
 	nvme_configfs
 	nvme_hostnqn
-	# The target in vm0 with 64 MiB verified: against rxe, the issue's "rxe as the host and
-	# vcx as the target". Then the roles swapped with 16 MiB, only where the ends differ
-	# (vcx_0 as the host of an rxe target): two vcx_0 ends would repeat the first round.
+	# The target in vm0 with 64 MiB verified (against rxe: an rxe host of a vcx_0 target).
+	# Then the roles swapped with 16 MiB, only where the ends differ (vcx_0 as the host of
+	# an rxe target): between two vcx_0 ends it would repeat the first round.
 	nvme_round 0 64
 	if [ "$DEV" != "$OTHER_DEV" ] || [ -n "${ROCE_NVME_BOTH:-}" ]; then
 		nvme_round 1 16
