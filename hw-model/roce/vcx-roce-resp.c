@@ -306,6 +306,18 @@ static void vcx_wire_dup(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         if (!e->valid || d >= e->npkts || e->atomic != !!(p->flags & VCX_OPF_ATOMIC_REQ)) {
             continue;
         }
+        /*
+         * Answered again, it acknowledges the requests before it, as a new READ's or
+         * atomic's answer does (vcx_wire_read): an ACK still due for an older duplicate
+         * SEND or WRITE is not sent. Held behind READ responses, it would go out after
+         * this answer with an older PSN, which Soft-RoCE, part-way through a READ, takes
+         * as the end of a message and then refuses the READ's next MIDDLE, completing
+         * the READ with the rest never placed (docs/networking.md, "Wire faults").
+         */
+        if (wr->ack_due && p->psn != wr->ack_psn &&
+            ((p->psn - wr->ack_psn) & VCX_PSN_MASK) < 0x800000) {
+            wr->ack_due = false;
+        }
         if (e->atomic) {
             if (e->answered) {
                 vcx_wire_atomic_ack(s, qp, e);
