@@ -21,6 +21,19 @@ from vcx_qtest import run_isolated  # noqa: E402
 from test_roce import t, Wire, frame, reth, decode  # noqa: E402
 
 
+SIZE, MTU = 1 << 20, 1024    # the long READ: 1,024 responses, four runs of the executor
+
+
+def read_source(v):
+    """A 1 MiB buffer with its key, and an RC QP at path MTU 1024 to the test's QP."""
+    pd = v.alloc_pd()
+    buf = v.alloc(SIZE)
+    key = v.create_mkey(pd, buf, SIZE)
+    cq = v.create_cq()
+    v.sock.drain()
+    return buf, key, v.wire_qp("RC", pd, cq, mtu=3)
+
+
 def frames_after(v, frames, quiet_s=0.5, limit_s=30):
     """Send frames back to back and collect what the device sends until it is quiet for
     quiet_s: a reader thread takes them as they come, into a receive buffer with room for
@@ -59,14 +72,8 @@ def case_read_preempted(v):
     READ, takes it as out of sequence, completes the READ as successful with the rest
     never placed and moves its QP to error (WARNING in rxe_completer). hfi1's responder
     restarts the entry being sent the same way."""
-    size, mtu = 1 << 20, 1024               # 1,024 responses: four runs of the executor
-    nb = size // mtu
-    pd = v.alloc_pd()
-    buf = v.alloc(size)
-    key = v.create_mkey(pd, buf, size)
-    cq = v.create_cq()
-    v.sock.drain()
-    qp = v.wire_qp("RC", pd, cq, mtu=3)
+    buf, key, qp = read_source(v)
+    size, nb = SIZE, SIZE // MTU
     src = bytes(range(256)) * (size // 256)
     v.qt.memwrite(buf, src)
     # READ A, then READ B and A again back to back: B's first run sends 256 KiB and the
@@ -116,14 +123,8 @@ def case_dup_ack_covered(v):
     so no ACK of the WRITE follows it with an older PSN (Soft-RoCE, part-way through a
     READ, takes such an ACK as the end of a message and then completes the READ with the
     rest never placed; roce-loss-rxe-peer)."""
-    size = 1 << 20
-    nb = size // 1024
-    pd = v.alloc_pd()
-    buf = v.alloc(size)
-    key = v.create_mkey(pd, buf, size)
-    cq = v.create_cq()
-    v.sock.drain()
-    qp = v.wire_qp("RC", pd, cq, mtu=3)
+    buf, key, qp = read_source(v)
+    size, nb = SIZE, SIZE // MTU
     # The duplicates must land while the READ is still answered, which takes some
     # milliseconds; a host that stalls the test longer gets them answered afterwards (the
     # READ then twice): again, five times at most.
