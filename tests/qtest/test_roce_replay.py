@@ -17,8 +17,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import run_isolated  # noqa: E402
-from test_roce import t, Wire, frame, reth, decode  # noqa: E402
+from test_roce import t, frame, reth, decode, Wire  # noqa: E402
+from vcx_verbs import run_cases  # noqa: E402
 
 
 SIZE, MTU = 1 << 20, 1024    # the long READ: 1,024 responses, four runs of the executor
@@ -32,6 +32,13 @@ def read_source(v):
     cq = v.create_cq()
     v.sock.drain()
     return buf, key, v.wire_qp("RC", pd, cq, mtu=3)
+
+
+def answer(psn, n):
+    """The (name, PSN) of a READ's n responses from PSN: FIRST, MIDDLE .., LAST."""
+    return ([("READ_RESPONSE_FIRST", psn)] +
+            [("READ_RESPONSE_MIDDLE", psn + i) for i in range(1, n - 1)] +
+            [("READ_RESPONSE_LAST", psn + n - 1)])
 
 
 def frames_after(v, frames, quiet_s=0.5, limit_s=30):
@@ -101,9 +108,8 @@ def case_read_preempted(v):
          "before it)" % (a, nb))
     if not 0 < a < nb:
         return
-    want = ([("READ_RESPONSE_FIRST", b_psn)] +
-            [("READ_RESPONSE_MIDDLE", b_psn + i) for i in range(1, nb - 1)] +
-            [("READ_RESPONSE_LAST", b_psn + nb - 1)])
+    want = answer(b_psn, nb)
+
     def first_diff(got, exp):
         return next(((i, g, w) for i, (g, w) in enumerate(zip(got, exp)) if g != w),
                     "lengths %d, %d" % (len(got), len(exp)))
@@ -142,25 +148,15 @@ def case_dup_ack_covered(v):
         print("# attempt %d: the duplicates came after the READ's answer" % (attempt + 1),
               flush=True)
         w_psn = r_psn + nb
-    want = ([("READ_RESPONSE_FIRST", r_psn)] +
-            [("READ_RESPONSE_MIDDLE", r_psn + i) for i in range(1, nb - 1)] +
-            [("READ_RESPONSE_LAST", r_psn + nb - 1)])
-    t.ok(seq[:nb] == want, "the READ answered whole and in order, once (%d frames in all)" %
-         len(seq))
+    t.ok(seq[:nb] == answer(r_psn, nb),
+         "the READ answered whole and in order, once (%d frames in all)" % len(seq))
     t.eq([x for x in seq if x[0] == "ACKNOWLEDGE"], [],
          "no ACK of the duplicate WRITE: the READ's answer covers it")
 
 
 def main():
-    v = Wire()
-    try:
-        for name, fn in (("READ cut short by an older one", case_read_preempted),
-                         ("an ACK a READ's answer covers", case_dup_ack_covered)):
-            run_isolated(t, name, lambda fn=fn: fn(v))
-        t.ok(v.qt.alive(), "QEMU alive at the end")
-    finally:
-        v.close()
-    t.done()
+    run_cases(t, (("READ cut short by an older one", case_read_preempted),
+                  ("an ACK a READ's answer covers", case_dup_ack_covered)), device=Wire)
 
 
 if __name__ == "__main__":

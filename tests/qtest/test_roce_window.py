@@ -26,8 +26,8 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import get, run_isolated  # noqa: E402
-from vcx_verbs import P, cqe_fields, dseg, raddr, atomic  # noqa: E402
+from vcx_qtest import get  # noqa: E402
+from vcx_verbs import P, cqe_fields, dseg, raddr, atomic, run_cases  # noqa: E402
 from vcx_nic import N  # noqa: E402
 from test_roce import (t, Wire, setup, pattern, frame, aeth, reth, check_hdr,  # noqa: E402
                        RQPN, SEND, WRITE, READ, FA)
@@ -327,23 +327,16 @@ def case_rra_limit(v):
 
 
 def main():
-    v = Wire()
-    try:
-        for name, fn in (("pipeline", case_pipeline), ("go-back-N", case_goback),
-                         ("ACK timeout", case_timeout),
-                         ("max_rd_atomic", case_rd_atomic_limit),
-                         ("implied NAK", case_implied),
-                         ("fence and errors", case_fence_and_errors),
-                         ("window limits", case_limits),
-                         ("responder order", case_resp_order),
-                         ("duplicate READs", case_dup_reads),
-                         ("duplicates without AckReq", case_dup_no_ackreq),
-                         ("max_dest_rd_atomic", case_rra_limit)):
-            run_isolated(t, name, lambda fn=fn: fn(v))
-        t.ok(v.qt.alive(), "QEMU alive at the end")
-    finally:
-        v.close()
-    t.done()
+    run_cases(t, (("pipeline", case_pipeline), ("go-back-N", case_goback),
+                  ("ACK timeout", case_timeout),
+                  ("max_rd_atomic", case_rd_atomic_limit),
+                  ("implied NAK", case_implied),
+                  ("fence and errors", case_fence_and_errors),
+                  ("window limits", case_limits),
+                  ("responder order", case_resp_order),
+                  ("duplicate READs", case_dup_reads),
+                  ("duplicates without AckReq", case_dup_no_ackreq),
+                  ("max_dest_rd_atomic", case_rra_limit)), device=Wire)
 
 
 if __name__ == "__main__":
