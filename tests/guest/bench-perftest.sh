@@ -52,7 +52,7 @@ pair() {
 	srv=$!
 	# The client fails at once if nobody listens yet: wait (bounded) for the server's socket.
 	for i in $(seq 200); do
-		grep -q . <<<"$(ss -Hltn "sport = :$port")" && break
+		tcp_listening $port && break
 		kill -0 $srv 2>/dev/null || break
 		sleep 0.05
 	done

@@ -152,10 +152,10 @@ step_setup() {
 	wait_carrier 1 10000 >/dev/null || fail "$IF has no carrier 10 s after boot"
 	$XFER serve $PORT >/tmp/net-serve.log 2>&1 &
 	for _ in $(seq 100); do
-		[ -n "$(ss -Hltn "sport = :$PORT")" ] && break
+		tcp_listening $PORT && break
 		sleep 0.1
 	done
-	[ -n "$(ss -Hltn "sport = :$PORT")" ] || fail "the transfer server did not start: $(cat /tmp/net-serve.log)"
+	tcp_listening $PORT || fail "the transfer server did not start: $(cat /tmp/net-serve.log)"
 	vm_signal ready
 	vm_wait ready 300 >/dev/null
 }
