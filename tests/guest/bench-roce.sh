@@ -76,7 +76,7 @@ if [ "$me" = 1 ]; then
 			timeout "$t" $tool_args $(devopts "$kind" "$dev") -p "$port" >/tmp/bench-srv.out 2>&1 &
 			srv=$!
 			for _ in $(seq 300); do
-				! tcp_listening "$port" || break
+				tcp_listening "$port" && break
 				kill -0 $srv 2>/dev/null || break
 				sleep 0.1
 			done

@@ -77,7 +77,7 @@ wait_listen() { # tcp:PORT|cm|out:TEXT PID OUT
 	local i
 	for i in $(seq 300); do
 		case "$1" in
-		tcp:*) ! tcp_listening "${1#tcp:}" || return 0 ;;
+		tcp:*) tcp_listening "${1#tcp:}" && return 0 ;;
 		cm) grep -q "link $DEV/1 .*state LISTEN" <<<"$(rdma res show cm_id 2>/dev/null)" && return 0 ;;
 		out:*) grep -q "${1#out:}" "$3" 2>/dev/null && return 0 ;;
 		esac
