@@ -640,11 +640,11 @@ def pd_buf_key_cq(v):
     return pd, buf, key, cq
 
 
-def run_cases(tap, cases, device=None, **verbs_kw):
+def run_cases(tap, cases, device=None, **kw):
     """Run each (name, fn(v)) against one device, each isolated (an exception is one
-    failed check); QEMU must still be alive after all of them. device: a class to make
-    it (a Verbs subclass such as test_roce.Wire), else Verbs(**verbs_kw)."""
-    v = device() if device else Verbs(**verbs_kw)
+    failed check); QEMU must still be alive after all of them. device: the class to make
+    it with kw (default Verbs; test_roce.Wire for the wire tests)."""
+    v = (device or Verbs)(**kw)
     try:
         for name, fn in cases:
             run_isolated(tap, name, lambda fn=fn: fn(v))
