@@ -3,14 +3,15 @@
  * where a frame goes, send completions and the SQ error state (PRM "Send Queue",
  * "Ethernet Segment").
  *
- * A send WQE is a control segment (opcode SEND 0x0a or NOP 0x00, WQE index, SQ number,
- * ds count, fm_ce_se), then for SEND the Ethernet segment (cs_flags, mss, inline_hdr_sz
- * and the first 2 inline header bytes, the rest continuing in the following 16-byte
- * units), then data segments (byte_count, lkey, address). The frame is the inline bytes
- * followed by the data segments' bytes, read through memory keys of the SQ's PD with
- * local read (the WQE fails with LOCAL_PROT_ERR otherwise); frames under 60 bytes are
- * padded, frames over the vport MTU + 18 fail with LOCAL_LENGTH_ERR, LSO (mss != 0), an
- * unknown opcode or a ds count that does not fit fail with LOCAL_QP_OP_ERR. A failed WQE
+ * A send WQE is a control segment (opcode SEND 0x0a, LSO 0x0e or NOP 0x00, WQE index, SQ
+ * number, ds count, fm_ce_se), then for SEND and LSO the Ethernet segment (cs_flags, mss,
+ * inline_hdr_sz and the first 2 inline header bytes, the rest continuing in the following
+ * 16-byte units), then data segments (byte_count, lkey, address). A SEND's frame is the
+ * inline bytes followed by the data segments' bytes, read through memory keys of the
+ * SQ's PD with local read (the WQE fails with LOCAL_PROT_ERR otherwise); frames under 60
+ * bytes are padded, frames over the vport MTU + 18 fail with LOCAL_LENGTH_ERR, an mss on
+ * a SEND, an unknown opcode or a ds count that does not fit fail with LOCAL_QP_OP_ERR.
+ * An LSO WQE's TCP payload is cut into frames of mss bytes (vcx_nic_lso). A failed WQE
  * completes with an error CQE (REQ_ERR, always, whatever the WQE asked), the SQ goes to
  * ERR and, with flush_in_error_en, every WQE still posted completes with WR_FLUSH_ERR.
  * Otherwise a CQE (REQ, wqe_counter = the WQE's index) is written only when fm_ce_se asks
@@ -185,86 +186,6 @@ static MemTxResult vcx_nic_sq_read(VcxState *s, VcxNicWq *sq, uint16_t bb, uint8
     return MEMTX_OK;
 }
 
-/*
- * The frame of a SEND WQE into n->frame; 0 or the error CQE syndrome (why says what).
- */
-static uint8_t vcx_nic_build(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32_t ds,
-                             uint8_t *frame, uint32_t *flen, uint8_t *cs, const char **why)
-{
-    const uint8_t *eth = wqe + VCX_WQE_CTRL_SIZE;
-    uint32_t ihs = vcx_get(eth, VCX_ETH_SEG_INLINE_HDR_SZ);
-    uint32_t max = s->port.vport_mtu + 18;
-    uint32_t end = ds * VCX_WQE_DS, off, len;
-
-    if (ds < 2) {
-        *why = "SEND WQE without an Ethernet segment";
-        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-    }
-    if (vcx_get(eth, VCX_ETH_SEG_MSS)) {
-        *why = "LSO (mss != 0): max_lso_cap is 0";
-        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-    }
-    *cs = vcx_get(eth, VCX_ETH_SEG_CS_FLAGS);
-    if (*cs & (VCX_ETH_CS_L3_INNER | VCX_ETH_CS_L4_INNER)) {
-        *why = "inner checksum flags: no tunnel offloads";
-        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-    }
-    if (ihs > end - VCX_WQE_CTRL_SIZE - VCX_ETH_SEG_INLINE_HDR_AT) {
-        *why = "inline headers beyond the WQE";
-        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-    }
-    if (ihs > max) {
-        *why = "frame longer than the vport MTU";
-        return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
-    }
-    memcpy(frame, eth + VCX_ETH_SEG_INLINE_HDR_AT, ihs);
-    len = ihs;
-    off = VCX_WQE_CTRL_SIZE + VCX_ETH_SEG_SIZE;
-    if (ihs > 2) {
-        off += ROUND_UP(ihs - 2, VCX_WQE_DS);
-    }
-    for (; off + VCX_WQE_DATA_SEG_SIZE <= end; off += VCX_WQE_DATA_SEG_SIZE) {
-        const uint8_t *d = wqe + off;
-        uint32_t bc = vcx_get(d, VCX_WQE_DATA_BYTE_COUNT);
-        uint32_t lkey = vcx_get(d, VCX_WQE_DATA_LKEY);
-        uint64_t va = vcx_get64(d, VCX_WQE_DATA_ADDR);
-        uint32_t n = bc ? bc : 0x80000000u;     /* 0 means 2^31 bytes */
-        VcxMkey *mk;
-
-        if (bc & VCX_WQE_INLINE_FLAG) {
-            *why = "inline data segment: headers go in the Ethernet segment";
-            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-        }
-        if (n > max - len) {
-            *why = "frame longer than the vport MTU";
-            return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
-        }
-        mk = vcx_mkey_check(s, lkey, sq->pdn, sq->num, va, n, VCX_ACC_LOCAL_READ, why);
-        if (!mk) {
-            return VCX_CQE_SYND_LOCAL_PROT_ERR;
-        }
-        if (vcx_mkey_rw(s, mk, va, frame + len, n, false) != MEMTX_OK) {
-            *why = "gather DMA failed";
-            return VCX_CQE_SYND_LOCAL_PROT_ERR;
-        }
-        len += n;
-    }
-    if (off != end) {
-        *why = "ds count ends inside a data segment";
-        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-    }
-    if (len < 14) {
-        *why = "frame shorter than an Ethernet header";
-        return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
-    }
-    if (len < VCX_NIC_MIN_FRAME) {
-        memset(frame + len, 0, VCX_NIC_MIN_FRAME - len);
-        len = VCX_NIC_MIN_FRAME;
-    }
-    *flen = len;
-    return 0;
-}
-
 /* Where a built frame goes: the wire, local receive (with its transport domain), both. */
 static void vcx_nic_xmit(VcxState *s, VcxNicWq *sq, const uint8_t *f, uint32_t len)
 {
@@ -290,6 +211,274 @@ static void vcx_nic_xmit(VcxState *s, VcxNicWq *sq, const uint8_t *f, uint32_t l
     }
     trace_vcx_nic_tx(sq->num, len, own ? "loopback" : group ? "wire and loopback" :
                      s->nic ? "wire" : "no netdev");
+}
+
+/*
+ * A SEND or LSO WQE decoded: its inline headers, checksum flags, MSS and the data
+ * segments' bytes, each through a memory key already checked for local read.
+ */
+#define VCX_NIC_WQE_MAX_DSEGS   (VCX_SEND_WQE_MAX_WQEBBS * VCX_SEND_WQEBB / VCX_WQE_DS)
+
+typedef struct VcxNicGather {
+    VcxMkey *mk;
+    uint64_t va;
+    uint32_t len;
+} VcxNicGather;
+
+typedef struct VcxNicSendWqe {
+    const uint8_t *hdr;         /* the inline headers, in the WQE */
+    uint32_t ihs;
+    uint8_t cs;
+    uint16_t mss;
+    uint32_t ng;
+    uint64_t total;             /* bytes of the data segments */
+    VcxNicGather g[VCX_NIC_WQE_MAX_DSEGS];
+} VcxNicSendWqe;
+
+/*
+ * Decode the Ethernet segment and the data segments; 0 or the error CQE syndrome (why
+ * says what). limit: the most bytes the WQE may carry, inline headers included (the
+ * vport MTU + 18 for SEND, 2^max_lso_cap for LSO); a length error is found before the
+ * memory key of the segment that passes the limit is checked, as the gather reads in
+ * order.
+ */
+static uint8_t vcx_nic_decode(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32_t ds,
+                              uint32_t limit, VcxNicSendWqe *w, const char **why)
+{
+    const uint8_t *eth = wqe + VCX_WQE_CTRL_SIZE;
+    uint32_t end = ds * VCX_WQE_DS, off;
+
+    if (ds < 2) {
+        *why = "send WQE without an Ethernet segment";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    w->ihs = vcx_get(eth, VCX_ETH_SEG_INLINE_HDR_SZ);
+    w->hdr = eth + VCX_ETH_SEG_INLINE_HDR_AT;
+    w->mss = vcx_get(eth, VCX_ETH_SEG_MSS);
+    w->cs = vcx_get(eth, VCX_ETH_SEG_CS_FLAGS);
+    w->ng = 0;
+    w->total = 0;
+    if (w->cs & (VCX_ETH_CS_L3_INNER | VCX_ETH_CS_L4_INNER)) {
+        *why = "inner checksum flags: no tunnel offloads";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (w->ihs > end - VCX_WQE_CTRL_SIZE - VCX_ETH_SEG_INLINE_HDR_AT) {
+        *why = "inline headers beyond the WQE";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (w->ihs > limit) {
+        *why = "frame longer than the vport MTU";
+        return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
+    }
+    off = VCX_WQE_CTRL_SIZE + VCX_ETH_SEG_SIZE;
+    if (w->ihs > 2) {
+        off += ROUND_UP(w->ihs - 2, VCX_WQE_DS);
+    }
+    for (; off + VCX_WQE_DATA_SEG_SIZE <= end; off += VCX_WQE_DATA_SEG_SIZE) {
+        const uint8_t *d = wqe + off;
+        uint32_t bc = vcx_get(d, VCX_WQE_DATA_BYTE_COUNT);
+        uint32_t lkey = vcx_get(d, VCX_WQE_DATA_LKEY);
+        uint64_t va = vcx_get64(d, VCX_WQE_DATA_ADDR);
+        uint32_t n = bc ? bc : 0x80000000u;     /* 0 means 2^31 bytes */
+        VcxMkey *mk;
+
+        if (bc & VCX_WQE_INLINE_FLAG) {
+            *why = "inline data segment: headers go in the Ethernet segment";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        if (n > limit - w->ihs - w->total) {
+            *why = w->mss ? "LSO message longer than 2^max_lso_cap bytes" :
+                            "frame longer than the vport MTU";
+            return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
+        }
+        mk = vcx_mkey_check(s, lkey, sq->pdn, sq->num, va, n, VCX_ACC_LOCAL_READ, why);
+        if (!mk) {
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        /* the ds count bounds the segments: at most a WQE of 16 WQEBBs' worth */
+        w->g[w->ng++] = (VcxNicGather){ mk, va, n };
+        w->total += n;
+    }
+    if (off != end) {
+        *why = "ds count ends inside a data segment";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    return 0;
+}
+
+/*
+ * Copy len bytes of the data segments from the cursor (segment *gi, byte *go) to dst and
+ * move the cursor on.
+ */
+static MemTxResult vcx_nic_gather(VcxState *s, const VcxNicSendWqe *w, uint32_t *gi,
+                                  uint32_t *go, uint8_t *dst, uint32_t len)
+{
+    while (len) {
+        const VcxNicGather *g = &w->g[*gi];
+        uint32_t n = MIN(len, g->len - *go);
+        MemTxResult r = vcx_mkey_rw(s, g->mk, g->va + *go, dst, n, false);
+
+        if (r != MEMTX_OK) {
+            return r;
+        }
+        dst += n;
+        len -= n;
+        *go += n;
+        if (*go == g->len) {
+            (*gi)++;
+            *go = 0;
+        }
+    }
+    return MEMTX_OK;
+}
+
+/* Pad a frame to the Ethernet minimum (without FCS); its new length. */
+static uint32_t vcx_nic_pad(uint8_t *frame, uint32_t len)
+{
+    if (len < VCX_NIC_MIN_FRAME) {
+        memset(frame + len, 0, VCX_NIC_MIN_FRAME - len);
+        len = VCX_NIC_MIN_FRAME;
+    }
+    return len;
+}
+
+/* SEND: the inline headers and the data segments make one frame; 0 or the syndrome. */
+static uint8_t vcx_nic_send(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32_t ds,
+                            uint32_t *bytes, const char **why)
+{
+    VcxNic *n = vcx_nic(s);
+    VcxNicSendWqe w;
+    uint32_t gi = 0, go = 0, len;
+    uint8_t synd = vcx_nic_decode(s, sq, wqe, ds, s->port.vport_mtu + 18, &w, why);
+
+    if (synd) {
+        return synd;
+    }
+    if (w.mss) {
+        *why = "mss set on a SEND: segmentation is the LSO opcode's";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    len = w.ihs + w.total;
+    if (len < 14) {
+        *why = "frame shorter than an Ethernet header";
+        return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
+    }
+    memcpy(n->frame, w.hdr, w.ihs);
+    if (vcx_nic_gather(s, &w, &gi, &go, n->frame + w.ihs, w.total) != MEMTX_OK) {
+        *why = "gather DMA failed";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    len = vcx_nic_pad(n->frame, len);
+    vcx_nic_csum_offload(n->frame, len, w.cs);
+    vcx_nic_xmit(s, sq, n->frame, len);
+    *bytes = len;
+    return 0;
+}
+
+/*
+ * LSO (large send offload, opcode 0x0e; PRM "Ethernet Segment": mss): the inline headers
+ * are exactly the Ethernet (one VLAN tag allowed), IPv4 or IPv6 (no extension header) and
+ * TCP headers; the data segments are the TCP payload, cut into segments of mss bytes,
+ * each sent as its own frame with the headers replicated and fixed up as a TCP
+ * segmentation offload does: IPv4 total length and identification (the first segment's
+ * plus its index), IPv6 payload length, TCP sequence number (the first segment's plus
+ * the payload before it), FIN and PSH kept on the last segment only and CWR on the first
+ * only, and the IPv4 header and TCP checksums computed (the lengths changed, so always,
+ * whatever cs_flags asks). A message is at most 2^max_lso_cap bytes, headers included.
+ * What cannot be segmented fails the WQE (LOCAL_QP_OP_ERR; a segment over the vport MTU:
+ * LOCAL_LENGTH_ERR) before any frame leaves.
+ */
+static uint8_t vcx_nic_lso(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32_t ds,
+                           uint32_t *bytes, const char **why)
+{
+    uint8_t *f = vcx_nic(s)->frame;
+    uint32_t max = s->port.vport_mtu + 18, l3 = 14, l4, gi = 0, go = 0, seq0, nseg;
+    uint16_t type, id0 = 0;
+    uint8_t proto, flags;
+    bool v4;
+    VcxNicSendWqe w;
+    const uint8_t *h;
+    uint8_t synd = vcx_nic_decode(s, sq, wqe, ds, 1u << VCX_NIC_LOG_MAX_LSO, &w, why);
+
+    if (synd) {
+        return synd;
+    }
+    h = w.hdr;
+    if (!w.mss) {
+        *why = "LSO WQE with mss 0";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (w.ihs < 14) {
+        *why = "LSO without the Ethernet header inline";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    type = lduw_be_p(h + 12);
+    if (type == 0x8100 && w.ihs >= 18) {
+        type = lduw_be_p(h + 16);
+        l3 = 18;
+    }
+    v4 = type == 0x0800;
+    if (v4 && w.ihs >= l3 + 20 && (h[l3] >> 4) == 4 && (h[l3] & 0xf) >= 5) {
+        l4 = l3 + (h[l3] & 0xf) * 4;
+        proto = h[l3 + 9];
+        id0 = lduw_be_p(h + l3 + 4);
+        if (lduw_be_p(h + l3 + 6) & 0x3fff) {
+            *why = "LSO of an IPv4 fragment";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+    } else if (type == 0x86dd && w.ihs >= l3 + 40 && (h[l3] >> 4) == 6) {
+        l4 = l3 + 40;
+        proto = h[l3 + 6];
+    } else {
+        *why = "LSO of a frame that is not IPv4 or IPv6 inline";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (proto != 6) {
+        *why = "LSO of a frame that is not TCP (no UDP segmentation)";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (w.ihs < l4 + 20 || (h[l4 + 12] >> 4) < 5 || w.ihs != l4 + (h[l4 + 12] >> 4) * 4) {
+        *why = "LSO inline headers do not end where the TCP header ends";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (w.ihs + MIN(w.total, (uint64_t)w.mss) > max) {
+        *why = "LSO segment longer than the vport MTU";
+        return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
+    }
+    seq0 = ldl_be_p(h + l4 + 4);
+    nseg = w.total ? DIV_ROUND_UP(w.total, w.mss) : 1;
+    *bytes = 0;
+    for (uint32_t i = 0, off = 0; i < nseg; i++) {
+        uint32_t seg = MIN((uint64_t)w.mss, w.total - off), len = w.ihs + seg;
+
+        memcpy(f, h, w.ihs);
+        if (vcx_nic_gather(s, &w, &gi, &go, f + w.ihs, seg) != MEMTX_OK) {
+            *why = "gather DMA failed";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        if (v4) {
+            stw_be_p(f + l3 + 2, len - l3);
+            stw_be_p(f + l3 + 4, id0 + i);
+        } else {
+            stw_be_p(f + l3 + 4, len - l4);
+        }
+        stl_be_p(f + l4 + 4, seq0 + off);
+        flags = f[l4 + 13];
+        if (i) {
+            flags &= ~VCX_TCP_CWR;
+        }
+        if (i + 1 < nseg) {
+            flags &= ~(VCX_TCP_FIN | VCX_TCP_PSH);
+        }
+        f[l4 + 13] = flags;
+        len = vcx_nic_pad(f, len);
+        vcx_nic_csum_offload(f, len, VCX_ETH_CS_L3 | VCX_ETH_CS_L4);
+        vcx_nic_xmit(s, sq, f, len);
+        *bytes += len;
+        off += seg;
+    }
+    trace_vcx_nic_lso(sq->num, w.total, w.mss, nseg);
+    return 0;
 }
 
 /* Flush the WQEs posted to an SQ in ERR: one WR_FLUSH_ERR CQE each, within the budget. */
@@ -325,7 +514,6 @@ static bool vcx_nic_sq_flush(VcxState *s, VcxNicWq *sq, VcxBudget *b)
 /* Run one SQ up to its producer counter or its share of the budget; true: work left. */
 static bool vcx_nic_sq_run(VcxState *s, VcxNicWq *sq, VcxBudget *b)
 {
-    VcxNic *n = vcx_nic(s);
     uint32_t size = 1u << sq->log_wq_sz, turn = VCX_NIC_SQ_RUN_WQES;
     uint8_t wqe[VCX_SEND_WQE_MAX_WQEBBS * VCX_SEND_WQEBB];
     uint32_t pi;
@@ -352,9 +540,9 @@ static bool vcx_nic_sq_run(VcxState *s, VcxNicWq *sq, VcxBudget *b)
     }
     sq->pi = pi;
     while (sq->ci != sq->pi && sq->state == VCX_SQC_STATE_RDY && sq->allow) {
-        uint32_t ds, nbb, flen = 0;
+        uint32_t ds, nbb, sent = 0;
         uint16_t index;
-        uint8_t op, synd = 0, cs = 0;
+        uint8_t op, synd = 0;
         const char *why = NULL;
 
         if (!b->wqes || !b->bytes || !turn) {
@@ -382,16 +570,18 @@ static bool vcx_nic_sq_run(VcxState *s, VcxNicWq *sq, VcxBudget *b)
         if (vcx_get(wqe, VCX_WQE_CTRL_QPN) != sq->num) {
             why = "control segment names another SQ";
             synd = VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-        } else if (op == VCX_OPCODE_SEND) {
+        } else if (op == VCX_OPCODE_SEND || op == VCX_OPCODE_LSO) {
             if (nbb > 1 && vcx_nic_sq_read(s, sq, sq->ci + 1, wqe + VCX_SEND_WQEBB,
                                            nbb - 1) != MEMTX_OK) {
                 why = "WQE not readable";
                 synd = VCX_CQE_SYND_LOCAL_PROT_ERR;
+            } else if (op == VCX_OPCODE_SEND) {
+                synd = vcx_nic_send(s, sq, wqe, ds, &sent, &why);
             } else {
-                synd = vcx_nic_build(s, sq, wqe, ds, n->frame, &flen, &cs, &why);
+                synd = vcx_nic_lso(s, sq, wqe, ds, &sent, &why);
             }
         } else if (op != VCX_OPCODE_NOP) {
-            why = "opcode is neither SEND nor NOP";
+            why = "opcode is neither SEND, LSO nor NOP";
             synd = VCX_CQE_SYND_LOCAL_QP_OP_ERR;
         }
         if (synd) {
@@ -399,11 +589,7 @@ static bool vcx_nic_sq_run(VcxState *s, VcxNicWq *sq, VcxBudget *b)
             sq->ci += nbb;
             break;
         }
-        if (op == VCX_OPCODE_SEND) {
-            vcx_nic_csum_offload(n->frame, flen, cs);
-            vcx_nic_xmit(s, sq, n->frame, flen);
-            b->bytes -= MIN(b->bytes, flen);
-        }
+        b->bytes -= MIN(b->bytes, sent);
         sq->ci += nbb;
         sq->allow -= MIN(sq->allow, nbb);
         if (vcx_get(wqe, VCX_WQE_CTRL_FM_CE_SE) & VCX_WQE_CE_CQE) {   /* CQ_UPDATE */

@@ -59,6 +59,12 @@
 #define VCX_NIC_RXQ_LB_BYTES    (4 * VCX_NIC_RXQ_BYTES)
 #define VCX_NIC_MAX_FRAME       (VCX_MAX_MTU + 18)      /* 14 + 4 (VLAN) */
 #define VCX_NIC_MIN_FRAME       60
+/* LSO: a message of at most 2^16 bytes, headers included (max_lso_cap), the most an IPv4
+ * total length can describe and Linux's GSO size without BIG TCP */
+#define VCX_NIC_LOG_MAX_LSO     16
+#define VCX_TCP_FIN             0x01    /* TCP header flags (RFC 9293, 3.1) */
+#define VCX_TCP_PSH             0x08
+#define VCX_TCP_CWR             0x80
 #define VCX_ROCE_UDP_PORT       4791
 
 typedef struct VcxTd {

@@ -6,7 +6,8 @@ good and bad inputs (exact statuses and syndromes); send WQEs becoming exactly t
 frames on the wire (checksum offload computed independently here); received frames landing
 in the RQ that the flow tables, TIR and RQT choose, with their CQE fields (RSS checked
 against this file's Toeplitz over the Microsoft verification vectors); drops and their
-counters (no receive WQE: out_of_buffer); malformed send WQEs (error CQE, SQ in ERR,
+counters (no receive WQE: out_of_buffer); LSO WQEs cut into exactly the expected TCP
+segments, and malformed ones refused; malformed send WQEs (error CQE, SQ in ERR,
 flushes); loopback to the port's own MAC and self-loopback blocking; the vport filter and
 the promiscuous modes; RoCEv2 frames dropped and counted; link changes; reset."""
 import os
@@ -111,7 +112,7 @@ def case_caps(v):
     r = cap(1)
     check(r, OK, 0, "QUERY_HCA_CAP ETHERNET_OFFLOADS")
     e = r.out[0x10:]
-    for name, want in (("CSUM_CAP", 1), ("VLAN_CAP", 0), ("LRO_CAP", 0), ("MAX_LSO_CAP", 0),
+    for name, want in (("CSUM_CAP", 1), ("VLAN_CAP", 0), ("LRO_CAP", 0), ("MAX_LSO_CAP", 16),
                        ("WQE_INLINE_MODE", 2), ("RSS_IND_TBL_CAP", 8),
                        ("SELF_LB_EN_MODIFIABLE", 1), ("TUNNEL_STATELESS_VXLAN", 0),
                        ("MULTI_PKT_SEND_WQE", 0), ("SWP", 0)):
@@ -609,7 +610,7 @@ def case_tx_errors(v):
     v.sock.drain()
     f = eth(PEER, MAC, 0x0800, ipv4(IP_A, IP_B, 17, udp(IP_A, IP_B, 1, 2, b"x" * 100)))
     cases = [
-        ("LSO (mss 1400)", dict(mss=1400), 0x02),
+        ("SEND with an mss (1400)", dict(mss=1400), 0x02),
         ("bad lkey", dict(key=0x12345600), 0x04),
         ("frame over the vport MTU", dict(big=True), 0x01),
         ("opcode RDMA WRITE", dict(opcode=0x08), 0x02),
@@ -667,6 +668,113 @@ def case_tx_errors(v):
     t.ok("more than 64 WQEBBs ahead" in open(v.qt.log_path).read(),
          "... and the guest error is logged")
     t.ok(v.qt.alive(), "QEMU alive after malformed send WQEs")
+
+
+def post_lso(v, su, hdr, parts, mss, cs=0xc0, ce=True):
+    """An LSO WQE: hdr inline, then one data segment per part of the payload."""
+    segs, off = [], 0x40000
+    for p in parts:
+        v.qt.memwrite(su.buf + off, p)
+        segs.append((su.buf + off, len(p), su.key))
+        off += (len(p) + 0xfff) & ~0xfff
+    idx = su.sq.pi
+    su.sq.post(send_wqe(su.sq.sqn, idx, hdr, segs, cs=cs, ce=ce, opcode=0x0e, mss=mss))
+    v.settle()
+    return idx
+
+
+def case_tx_lso(v):
+    su = Setup(v)
+    v.sock.drain()
+    c0 = v.vport_counters()["tx_eth_unicast"]
+    # TCP/IPv4: 5000 payload bytes in two data segments cut at 1448; the template's
+    # checksums, lengths and flags (CWR, PSH, FIN) for the device to fix per segment
+    data = bytes((i * 7 + 3) & 0xff for i in range(5000))
+    hdr = eth(PEER, MAC, 0x0800, ipv4(IP_A, IP_B, 6, tcp(IP_A, IP_B, 80, 4242, b"",
+                                                         good_csum=False, seq=0xfffff000,
+                                                         flags=0x80 | 0x18 | 0x01),
+                                      ident=0xfffe, good_csum=False))
+    idx = post_lso(v, su, hdr, [data[:1000], data[1000:]], 1448)
+    want = []
+    for i, o in enumerate(range(0, 5000, 1448)):
+        last = o + 1448 >= 5000
+        flags = 0x10 | (0x80 if i == 0 else 0) | (0x09 if last else 0)
+        seg = tcp(IP_A, IP_B, 80, 4242, data[o:o + 1448], seq=(0xfffff000 + o) & 0xffffffff,
+                  flags=flags)
+        want.append(eth(PEER, MAC, 0x0800, ipv4(IP_A, IP_B, 6, seg,
+                                                 ident=(0xfffe + i) & 0xffff)))
+    got = [v.sock.recv() for _ in want]
+    t.eq(got, want, "LSO TCP/IPv4, 5000 bytes at mss 1448: 4 frames, lengths, IDs (wrapping), "
+         "sequence numbers (wrapping), CWR first only, FIN and PSH last only, checksums")
+    t.eq(v.sock.recv(0.2), None, "... and no fifth frame")
+    e = poll(v, su.scq)
+    t.eq(e is not None and (cqe(e)["opcode"], cqe(e)["wqe_counter"], cqe(e)["sop"]),
+         (0, idx, 0x0e), "LSO: one CQE for the WQE (REQ, its index, opcode LSO)")
+    c1 = v.vport_counters()["tx_eth_unicast"]
+    t.eq((c1[0] - c0[0], c1[1] - c0[1]), (4, sum(len(f) for f in want)),
+         "vport counters: 4 frames, their bytes")
+    # TCP/IPv6 behind an 802.1Q tag, headers inline only, 3000 bytes at mss 1000, no flags
+    seg = tcp(IP6_A, IP6_B, 7, 9, b"", good_csum=False, seq=5, flags=0x10)
+    hdr = eth(PEER, MAC, 0x8100, struct.pack(">H", 42) + b"\x86\xdd" +
+              ipv6(IP6_A, IP6_B, 6, seg))
+    data = os.urandom(3000)
+    post_lso(v, su, hdr, [data], 1000, cs=0)
+    want = [eth(PEER, MAC, 0x8100, struct.pack(">H", 42) + b"\x86\xdd" +
+                ipv6(IP6_A, IP6_B, 6, tcp(IP6_A, IP6_B, 7, 9, data[o:o + 1000], seq=5 + o,
+                                          flags=0x10)))
+            for o in range(0, 3000, 1000)]
+    t.eq([v.sock.recv() for _ in want], want, "LSO TCP/IPv6 behind a VLAN tag: 3 frames, "
+         "payload lengths and TCP checksums computed although cs_flags is 0")
+    # headers only: one frame
+    seg = tcp(IP_A, IP_B, 1, 2, b"", good_csum=False, flags=0x11)
+    hdr = eth(PEER, MAC, 0x0800, ipv4(IP_A, IP_B, 6, seg, good_csum=False))
+    post_lso(v, su, hdr, [], 1448)
+    want = pad60(eth(PEER, MAC, 0x0800, ipv4(IP_A, IP_B, 6, tcp(IP_A, IP_B, 1, 2, b"",
+                                                                 flags=0x11))))
+    t.eq(v.sock.recv(), want, "LSO without payload: one frame of the headers, padded, FIN kept")
+    # the payload ends exactly on a segment boundary: no empty last segment
+    seg = tcp(IP_A, IP_B, 1, 2, b"", good_csum=False)
+    hdr = eth(PEER, MAC, 0x0800, ipv4(IP_A, IP_B, 6, seg, good_csum=False))
+    post_lso(v, su, hdr, [b"a" * 600, b"b" * 600], 400)
+    got = [v.sock.recv() for _ in range(3)]
+    t.eq([len(f) if f else None for f in got] + [v.sock.recv(0.2)], [454] * 3 + [None],
+         "1200 bytes at mss 400: three full frames, nothing more")
+    t.ok(v.qt.alive(), "QEMU alive after LSO")
+
+
+def case_tx_lso_errors(v):
+    su = Setup(v)
+    v.sock.drain()
+    tcp4 = eth(PEER, MAC, 0x0800, ipv4(IP_A, IP_B, 6, tcp(IP_A, IP_B, 1, 2, b"")))
+    udp4 = eth(PEER, MAC, 0x0800, ipv4(IP_A, IP_B, 17, udp(IP_A, IP_B, 1, 2, b"")))
+    frag = bytearray(tcp4)
+    frag[14 + 6] = 0x20                     # MF
+    pay = [b"p" * 3000]
+    cases = [
+        ("LSO with mss 0", tcp4, pay, 0, 0x02),
+        ("LSO of UDP", udp4, pay, 1000, 0x02),
+        ("LSO with the Ethernet header inline only", tcp4[:14], [tcp4[14:] + pay[0]], 1000,
+         0x02),
+        ("LSO with inline bytes past the TCP header", tcp4 + b"x" * 10, pay, 1000, 0x02),
+        ("LSO of an IPv4 fragment", bytes(frag), pay, 1000, 0x02),
+        ("LSO of an ARP frame", eth(PEER, MAC, 0x0806, bytes(28)), pay, 1000, 0x02),
+        ("LSO segment over the vport MTU (mss 9200 + 54)", tcp4, [b"q" * 10000], 9200, 0x01),
+        ("LSO message over 2^16 bytes", tcp4, [bytes(65536 - 54), b"z"], 1448, 0x01),
+    ]
+    for desc, hdr, parts, mss, syn in cases:
+        v.ok(v.modify_sq(su.sq.sqn, v.sq_state(su.sq.sqn), 0), "SQ to RST")
+        v.ok(v.modify_sq(su.sq.sqn, 0, 1), "SQ to RDY")
+        su.sq.pi = 0
+        su.scq.poll_all()
+        post_lso(v, su, hdr, parts, mss)
+        e = poll(v, su.scq)
+        t.eq(e is not None and (cqe(e)["opcode"], cqe(e)["syndrome"], cqe(e)["sop"]),
+             (0xd, syn, 0x0e), "%s: error CQE (REQ_ERR, syndrome 0x%x)" % (desc, syn))
+        t.eq(v.sq_state(su.sq.sqn), 3, "%s: SQ in ERR" % desc)
+        t.eq(v.sock.recv(0.2), None, "%s: nothing on the wire" % desc)
+    t.ok("LSO message longer than 2^max_lso_cap" in open(v.qt.log_path).read(),
+         "the guest error is logged")
+    t.ok(v.qt.alive(), "QEMU alive after malformed LSO WQEs")
 
 
 # ---------------------------------------------------------------------------------------
@@ -1229,6 +1337,7 @@ def main():
     finally:
         v.close()
     for name, fn in [("send frames", case_tx_frames), ("send errors", case_tx_errors),
+                     ("LSO", case_tx_lso), ("LSO errors", case_tx_lso_errors),
                      ("steering", case_rx_steering), ("no receive WQE", case_rx_no_wqe),
                      ("RSS", case_rss), ("loopback", case_loopback),
                      ("vport filter", case_vport_filter), ("RoCE and MTU", case_roce_and_mtu),

@@ -77,8 +77,8 @@ def udp(src, dst, sport, dport, data, good_csum=True):
     return bytes(seg)
 
 
-def tcp(src, dst, sport, dport, data, good_csum=True):
-    seg = bytearray(struct.pack(">HHIIBBHHH", sport, dport, 1, 0, 0x50, 0x18, 1024, 0, 0) +
+def tcp(src, dst, sport, dport, data, good_csum=True, seq=1, flags=0x18):
+    seg = bytearray(struct.pack(">HHIIBBHHH", sport, dport, seq, 0, 0x50, flags, 1024, 0, 0) +
                     data)
     if good_csum:
         struct.pack_into(">H", seg, 16, l4_csum(src, dst, 6, bytes(seg)))
