@@ -130,6 +130,7 @@ enum vcx_dev_state {
 struct vcx_caps {
 	u8 general[VCX_HCA_CAP_SIZE];	/* current values after INIT_HCA */
 	u8 roce[VCX_HCA_CAP_SIZE];
+	u8 eth[VCX_HCA_CAP_SIZE];	/* ETHERNET_OFFLOADS, with eth_net_offloads */
 };
 
 struct vcx_dev {

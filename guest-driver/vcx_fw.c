@@ -323,6 +323,10 @@ int vcx_fw_query_caps(struct vcx_dev *vdev)
 	if (vcx_get(vdev->caps.general, VCX_CAP_GEN_ROCE))
 		err = vcx_fw_query_cap(vdev, VCX_HCA_CAP_TYPE_ROCE, VCX_HCA_CAP_OP_MOD_CUR,
 				       vdev->caps.roce);
+	/* As mlx5_core reads its Ethernet offload caps: only where the function has them. */
+	if (!err && vcx_get(vdev->caps.general, VCX_CAP_GEN_ETH_NET_OFFLOADS))
+		err = vcx_fw_query_cap(vdev, VCX_HCA_CAP_TYPE_ETH_OFFLOADS,
+				       VCX_HCA_CAP_OP_MOD_CUR, vdev->caps.eth);
 	return err;
 }
 

@@ -42,9 +42,11 @@
 #define VCX_EN_RX_COPYBREAK	256u
 #define VCX_EN_RX_MAX_SEGS	4u	/* pages per RQ WQE: 9216-byte frames with 4 KiB pages */
 
-/* TX: a WQE is a control and an Ethernet segment plus one data segment per DMA mapping;
- * the queue stops while fewer WQEBBs than the largest WQE and a ring-end NOP pad remain. */
-#define VCX_EN_TX_MAX_DS	(2 + 1 + MAX_SKB_FRAGS)
+/* TX: a WQE is a control and an Ethernet segment (with an LSO's headers inline, at most
+ * VCX_EN_TX_MAX_INLINE bytes) plus one data segment per DMA mapping; the queue stops
+ * while fewer WQEBBs than the largest WQE and a ring-end NOP pad remain. */
+#define VCX_EN_TX_MAX_INLINE	256u
+#define VCX_EN_TX_MAX_DS	(2 + VCX_EN_TX_MAX_INLINE / VCX_WQE_DS + 1 + MAX_SKB_FRAGS)
 #define VCX_EN_TX_MAX_WQEBBS	DIV_ROUND_UP(VCX_EN_TX_MAX_DS * VCX_WQE_DS, VCX_SEND_WQEBB)
 #define VCX_EN_SQ_STOP_ROOM	(2 * VCX_EN_TX_MAX_WQEBBS)
 
@@ -103,6 +105,8 @@ struct vcx_en_ring_stats {
 	u64 stopped;			/* TX: queue stopped for room */
 	u64 wake;
 	u64 alloc_fail;			/* RX: page allocation failed, WQE not reposted */
+	u64 tso_packets;		/* TX: LSO WQEs, and their payload bytes */
+	u64 tso_bytes;
 	struct u64_stats_sync syncp;
 };
 
@@ -270,6 +274,8 @@ u8 *vcx_en_cq_next(struct vcx_en_cq *cq);
 int vcx_en_create_sq(struct vcx_en_priv *priv, struct vcx_en_channel *ch);
 void vcx_en_destroy_sq(struct vcx_en_priv *priv, struct vcx_en_sq *sq);
 netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev);
+netdev_features_t vcx_en_features_check(struct sk_buff *skb, struct net_device *ndev,
+					netdev_features_t features);
 bool vcx_en_poll_tx(struct vcx_en_channel *ch, int budget);
 void vcx_en_sq_free_all(struct vcx_en_priv *priv, struct vcx_en_sq *sq);
 

@@ -73,6 +73,7 @@ static void vcx_en_get_drvinfo(struct net_device *ndev, struct ethtool_drvinfo *
 /* Per-ring counters: "<ring><n>_<name>". */
 static const char * const vcx_en_tx_stat_names[] = {
 	"packets", "bytes", "dropped", "csum_partial", "csum_none", "stopped", "wake",
+	"tso_packets", "tso_bytes",
 };
 
 static const char * const vcx_en_rx_stat_names[] = {
@@ -172,6 +173,8 @@ static void vcx_en_get_ethtool_stats(struct net_device *ndev, struct ethtool_sta
 		*data++ = s.csum_none;
 		*data++ = s.stopped;
 		*data++ = s.wake;
+		*data++ = s.tso_packets;
+		*data++ = s.tso_bytes;
 	}
 }
 

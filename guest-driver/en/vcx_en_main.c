@@ -677,6 +677,8 @@ void vcx_en_ring_stats_read(struct vcx_en_ring_stats *s, struct vcx_en_ring_stat
 		out->stopped = s->stopped;
 		out->wake = s->wake;
 		out->alloc_fail = s->alloc_fail;
+		out->tso_packets = s->tso_packets;
+		out->tso_bytes = s->tso_bytes;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 }
 
@@ -694,6 +696,7 @@ static const struct net_device_ops vcx_en_netdev_ops = {
 	.ndo_open = vcx_en_open,
 	.ndo_stop = vcx_en_stop,
 	.ndo_start_xmit = vcx_en_xmit,
+	.ndo_features_check = vcx_en_features_check,
 	.ndo_get_stats64 = vcx_en_get_stats64,
 	.ndo_set_rx_mode = vcx_en_set_rx_mode,
 	.ndo_set_mac_address = vcx_en_set_mac,
@@ -765,6 +768,7 @@ static const char *vcx_en_missing_cap(struct vcx_dev *vdev)
 static void vcx_en_setup_eth(struct vcx_en_priv *priv, u32 port_max_mtu)
 {
 	struct net_device *ndev = priv->netdev;
+	u32 lso_log = vcx_get(priv->vdev->caps.eth, VCX_CAP_ETH_MAX_LSO_CAP);
 
 	ndev->netdev_ops = &vcx_en_netdev_ops;
 	ndev->ethtool_ops = &vcx_en_ethtool_ops;
@@ -772,8 +776,16 @@ static void vcx_en_setup_eth(struct vcx_en_priv *priv, u32 port_max_mtu)
 	/* The device computes TX IP/TCP/UDP checksums and checks received ones; RSS. */
 	ndev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
 			    NETIF_F_RXCSUM | NETIF_F_RXHASH;
-	ndev->features = ndev->hw_features | NETIF_F_HIGHDMA;
 	ndev->vlan_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM;
+	/* TCP segmentation in the device (LSO WQEs) where it reports a maximum message size;
+	 * the stack keeps every GSO packet within it. */
+	if (lso_log) {
+		ndev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
+		ndev->vlan_features |= NETIF_F_TSO | NETIF_F_TSO6;
+		netif_set_tso_max_size(ndev, min_t(u32, 1u << min(lso_log, 31u),
+						   GSO_LEGACY_MAX_SIZE));
+	}
+	ndev->features = ndev->hw_features | NETIF_F_HIGHDMA;
 	ndev->priv_flags |= IFF_UNICAST_FLT;
 	ndev->min_mtu = ETH_MIN_MTU;
 	ndev->max_mtu = port_max_mtu - VCX_EN_HW_MTU_EXTRA;

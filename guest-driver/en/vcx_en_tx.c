@@ -2,10 +2,11 @@
 /*
  * vcx: transmit (PRM "Send Queue", "Ethernet Segment"; mlx5e's en_tx.c).
  *
- * An skb becomes one send WQE: a control segment (SEND, a CQE requested), an Ethernet
- * segment (checksum flags; no inline headers: the capabilities report wqe_inline_mode
- * "not required") and one data segment per DMA mapping (the linear part, then each
- * page fragment), all with the PA mkey as lkey. A WQE never wraps around the end of the
+ * An skb becomes one send WQE: a control segment (SEND, or LSO for a GSO packet; a CQE
+ * requested), an Ethernet segment (checksum flags; inline headers only for LSO: the
+ * capabilities report wqe_inline_mode "not required") and one data segment per DMA
+ * mapping (the linear part after any inline headers, then each page fragment), all with
+ * the PA mkey as lkey. A WQE never wraps around the end of the
  * ring: the WQEBBs left before the end are filled with NOP WQEs first, as mlx5e does at
  * the edge of its fragmented work queues.
  *
@@ -16,7 +17,10 @@
  * channels are reopened from a work item.
  */
 #include <linux/dma-mapping.h>
+#include <linux/if_vlan.h>
+#include <linux/ipv6.h>
 #include <linux/netdevice.h>
+#include <linux/tcp.h>
 
 #include "vcx_en.h"
 
@@ -157,6 +161,37 @@ static void *vcx_en_sq_pad(struct vcx_en_sq *sq, u16 n)
 	return wqe;
 }
 
+/*
+ * What the device's LSO parses (vcx_en_xmit): Ethernet with at most one 802.1Q tag, then
+ * IPv4, or IPv6 with TCP as the next header. GSO packets of any other shape are segmented
+ * by the stack.
+ */
+static bool vcx_en_lso_parsable(struct sk_buff *skb)
+{
+	int l2 = skb_network_offset(skb);
+
+	if (skb_vlan_tag_present(skb)) {
+		if (skb->vlan_proto != htons(ETH_P_8021Q) || l2 != ETH_HLEN)
+			return false;
+	} else if (l2 != ETH_HLEN &&
+		   !(l2 == VLAN_ETH_HLEN && eth_hdr(skb)->h_proto == htons(ETH_P_8021Q))) {
+		return false;
+	}
+	if (skb_shinfo(skb)->gso_type & SKB_GSO_TCPV6)
+		return skb_network_header_len(skb) == sizeof(struct ipv6hdr) &&
+		       ipv6_hdr(skb)->nexthdr == IPPROTO_TCP;
+	return skb_shinfo(skb)->gso_type & SKB_GSO_TCPV4;
+}
+
+netdev_features_t vcx_en_features_check(struct sk_buff *skb, struct net_device *ndev,
+					netdev_features_t features)
+{
+	features = vlan_features_check(skb, features);
+	if (skb_is_gso(skb) && !vcx_en_lso_parsable(skb))
+		features &= ~NETIF_F_GSO_MASK;
+	return features;
+}
+
 netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct vcx_en_priv *priv = vcx_en_priv(ndev);
@@ -166,9 +201,9 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 	struct vcx_en_channel *ch;
 	struct vcx_en_sq *sq;
 	u8 *wqe, *eseg, *dseg;
-	u16 pi, nwqebbs, contig;
-	unsigned int i, ds, nfrags;
-	u8 cs_flags = 0;
+	u16 pi, nwqebbs, contig, segs = 1, mss = 0;
+	unsigned int i, ds, nfrags, ihs = 0, num_bytes;
+	u8 cs_flags = 0, opcode = VCX_OPCODE_SEND;
 	bool ring;
 
 	if (unlikely(qid >= priv->open_channels)) {
@@ -177,8 +212,25 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 	}
 	ch = &priv->channels[qid];
 	sq = &ch->sq;
+	/*
+	 * LSO (PRM "Ethernet Segment": mss, inline headers): the L2 to TCP headers go inline
+	 * in the Ethernet segment, the device repeats them before every mss bytes of payload
+	 * and fixes their lengths, IDs, sequence numbers and checksums, as mlx5e's LSO WQEs.
+	 */
+	if (skb_is_gso(skb)) {
+		ihs = skb_tcp_all_headers(skb);
+		if (unlikely(ihs > VCX_EN_TX_MAX_INLINE || !pskb_may_pull(skb, ihs))) {
+			netdev_warn_once(ndev, "GSO packet with %u bytes of headers: dropped\n", ihs);
+			goto err_free;
+		}
+		opcode = VCX_OPCODE_LSO;
+		mss = skb_shinfo(skb)->gso_size;
+		segs = skb_shinfo(skb)->gso_segs;
+	}
 	nfrags = skb_shinfo(skb)->nr_frags;
-	ds = 2 + (skb_headlen(skb) ? 1 : 0) + nfrags;
+	ds = 2 + (skb_headlen(skb) > ihs ? 1 : 0) + nfrags;
+	if (ihs > 2)
+		ds += DIV_ROUND_UP(ihs - 2, VCX_WQE_DS);
 	nwqebbs = DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB);
 
 	pi = sq->pc & (VCX_EN_SQ_SIZE - 1);
@@ -201,17 +253,24 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 		sq->stats->csum_none++;
 	}
 	vcx_set(eseg, VCX_ETH_SEG_CS_FLAGS, cs_flags);
-
 	dseg = eseg + VCX_ETH_SEG_SIZE;
-	if (skb_headlen(skb)) {
-		dma_addr_t addr = dma_map_single(dev, skb->data, skb_headlen(skb),
-						 DMA_TO_DEVICE);
+	if (ihs) {
+		/* the first 2 header bytes in the segment, the rest in the 16-byte units after */
+		vcx_set(eseg, VCX_ETH_SEG_MSS, mss);
+		vcx_set(eseg, VCX_ETH_SEG_INLINE_HDR_SZ, ihs);
+		memcpy(eseg + VCX_ETH_SEG_INLINE_HDR_AT, skb->data, 2);
+		memcpy(dseg, skb->data + 2, ihs - 2);
+		dseg += ALIGN(ihs - 2, VCX_WQE_DS);
+	}
+
+	if (skb_headlen(skb) > ihs) {
+		u32 len = skb_headlen(skb) - ihs;
+		dma_addr_t addr = dma_map_single(dev, skb->data + ihs, len, DMA_TO_DEVICE);
 
 		if (unlikely(dma_mapping_error(dev, addr)))
 			goto err_drop;
-		info->dma[info->num_dma++] = (struct vcx_en_tx_dma){ addr, skb_headlen(skb),
-								      false };
-		vcx_wqe_data_seg_set(dseg, skb_headlen(skb), priv->mkey, addr);
+		info->dma[info->num_dma++] = (struct vcx_en_tx_dma){ addr, len, false };
+		vcx_wqe_data_seg_set(dseg, len, priv->mkey, addr);
 		dseg += VCX_WQE_DATA_SEG_SIZE;
 	}
 	for (i = 0; i < nfrags; i++) {
@@ -226,19 +285,25 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 		dseg += VCX_WQE_DATA_SEG_SIZE;
 	}
 
-	vcx_wqe_ctrl_set(wqe, VCX_OPCODE_SEND, 0, sq->pc, sq->sqn, ds, VCX_WQE_CE_CQE, 0);
+	vcx_wqe_ctrl_set(wqe, opcode, 0, sq->pc, sq->sqn, ds, VCX_WQE_CE_CQE, 0);
+	/* What goes on the wire: every segment carries the headers (mlx5e's num_bytes). */
+	num_bytes = skb->len + (segs - 1) * ihs;
 	info->skb = skb;
 	info->num_wqebbs = nwqebbs;
-	info->bytes = skb->len;
+	info->bytes = num_bytes;
 	sq->pc += nwqebbs;
 
 	u64_stats_update_begin(&sq->stats->syncp);
-	sq->stats->packets++;
-	sq->stats->bytes += skb->len;
+	sq->stats->packets += segs;
+	sq->stats->bytes += num_bytes;
+	if (ihs) {
+		sq->stats->tso_packets++;
+		sq->stats->tso_bytes += skb->len - ihs;
+	}
 	u64_stats_update_end(&sq->stats->syncp);
 	skb_tx_timestamp(skb);
 
-	ring = __netdev_tx_sent_queue(sq->txq, skb->len, netdev_xmit_more());
+	ring = __netdev_tx_sent_queue(sq->txq, num_bytes, netdev_xmit_more());
 	if (unlikely(vcx_en_sq_room(sq) < VCX_EN_SQ_STOP_ROOM)) {
 		netif_tx_stop_queue(sq->txq);
 		sq->stats->stopped++;
@@ -256,6 +321,7 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 
 err_drop:
 	vcx_en_tx_unmap(dev, info);
+err_free:
 	sq->stats->dropped++;
 	dev_kfree_skb_any(skb);
 	/* WQEs deferred by xmit_more before this one are rung now if nothing follows; NOP

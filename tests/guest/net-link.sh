@@ -5,7 +5,8 @@
 #   full: vcx0 in both VMs. ping and ping6 both ways; a verified TCP transfer (NET_BULK,
 #         default 256 MiB, sha256 compared by the receiver) each way at MTU 1500 and 9000,
 #         with ethtool -S (the driver's rings and the device's vport counters) and the
-#         netdev statistics agreeing with the bytes sent; link
+#         netdev statistics agreeing with the bytes sent, and the sender's TCP segmented
+#         by the device (LSO WQEs counted); link
 #         down and up through vm0's monitor (set_link vcxnet): carrier follows within a
 #         second, nothing passes while down, traffic resumes; 20 reloads of vcx.ko in vm0
 #         with traffic after each and the device's NIC objects gone after each unload.
@@ -109,6 +110,13 @@ counters() { # ethtool|vport|sysfs
 	echo $out
 }
 
+# LSO WQEs the driver posted on all its rings (tx<n>_tso_packets of ethtool -S).
+tso_wqes() {
+	local s
+	s=$(ethtool -S "$IF") || fail "ethtool -S $IF"
+	awk '$1 ~ /^tx[0-9]+_tso_packets:$/ { n += $2 } END { print n + 0 }' <<<"$s"
+}
+
 # The counters' growth over one exchange of PAYLOAD bytes each way at MTU agrees with it:
 # each direction carried the payload in frames of at most MTU - 40 bytes of it plus 54 or
 # more of headers, and the other direction's ACKs add at most one frame per data frame.
@@ -186,9 +194,11 @@ set_mtu() {
 }
 
 bulk() { # MTU
-	local e0 v0 s0 e1 v1 s1
+	local e0 v0 s0 e1 v1 s1 l0 l1
 	set_mtu "$1"
-	if is_vcx; then e0=$(counters ethtool) v0=$(counters vport) s0=$(counters sysfs); fi
+	if is_vcx; then
+		l0=$(tso_wqes) e0=$(counters ethtool) v0=$(counters vport) s0=$(counters sysfs)
+	fi
 	# Neither sends before both have their baselines: vm0's transfer starts at once, and
 	# frames it delivered while vm1 was still reading (ethtool -S twice, then sysfs) were
 	# missing from vm1's later counts.
@@ -200,6 +210,11 @@ bulk() { # MTU
 		check_counters "ethtool -S $IF (rings)" "$e0" "$e1" "$(bytes_of "$BULK")" "$1"
 		check_counters "ethtool -S $IF (device vport, unicast)" "$v0" "$v1" "$(bytes_of "$BULK")" "$1"
 		check_counters "$IF statistics" "$s0" "$s1" "$(bytes_of "$BULK")" "$1"
+		# The device segments TCP (max_lso_cap): the stack hands the driver GSO packets.
+		l1=$(tso_wqes)
+		[ "$l1" -gt "$l0" ] ||
+			fail "no LSO WQE posted for $BULK of TCP at MTU $1 ($(ethtool -k "$IF" | grep tcp-segmentation))"
+		log "LSO WQEs posted: $((l1 - l0))"
 	fi
 	vm_signal "bulk-$1-done"
 	vm_wait "bulk-$1-done" $WAIT >/dev/null
