@@ -51,13 +51,14 @@ ulp_unload() { # module...
 	done
 }
 
-# QP numbers (lqpn) of a kernel consumer: ulp_qpns COMM. QPs that rdma_cm creates are
-# listed with comm [rdma_cm] by "rdma res show qp"; their rdma_cm IDs carry the
-# consumer's name, so both listings are searched.
+# QP numbers (lqpn) of a kernel consumer: ulp_qpns COMM, on ULP_IBDEV (default vcx_0).
+# QPs that rdma_cm creates are listed with comm [rdma_cm] by "rdma res show qp"; their
+# rdma_cm IDs carry the consumer's name, so both listings are searched.
 ulp_qpns() {
+	local dev=${ULP_IBDEV:-$VCX_IBDEV}
 	{
-		rdma res show cm_id link "$VCX_IBDEV/1" 2>/dev/null
-		rdma res show qp link "$VCX_IBDEV/1" 2>/dev/null
+		rdma res show cm_id link "$dev/1" 2>/dev/null
+		rdma res show qp link "$dev/1" 2>/dev/null
 	} | grep "comm \[$1\]" | sed -n 's/.* lqpn \([0-9]*\) .*/\1/p' | sort -un
 }
 
