@@ -17,7 +17,8 @@
 # (ibv_xsrq_pingpong, step_xrc); NVMe over RDMA, target in vm0, then in vm1 where the
 # ends differ (step_nvme); NFS over RDMA, server in vm0 (NFSv3) then in vm1 (NFSv4.2)
 # (step_nfs, tests/guest/roce-nfs.sh); iSER, LIO target in vm0 and open-iscsi in vm1
-# (step_iser, tests/guest/roce-iser.sh); the
+# (step_iser, tests/guest/roce-iser.sh); SRP, ib_srpt in vm0 and ib_srp in vm1 (step_srp,
+# tests/guest/roce-srp.sh); the
 # in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
@@ -38,12 +39,13 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme nfs iser kmod counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme nfs iser srp kmod counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-100}
 . "$(dirname "$0")/roce-lib.sh"
 . "$(dirname "$0")/roce-nfs.sh"     # step_nfs
 . "$(dirname "$0")/roce-iser.sh"    # step_iser
+. "$(dirname "$0")/roce-srp.sh"     # step_srp
 
 # Pingpong: the client reports "N iters in"; the server's -c check prints "invalid data"
 # for a bad page and exits 0 regardless, so that line fails the run here.

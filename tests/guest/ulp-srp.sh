@@ -14,16 +14,12 @@
 #     (qp-error): the initiator reconnects. Every removal completes; nothing hangs;
 #   - teardown: target cleared, ib_srp and ib_srpt unloaded, the device holds the objects
 #     it held before, the kernel log is clean (but for one known ib_srpt warning, below).
-# Linux 6.12: rdma_cm_port and use_srq are not ib_srpt module parameters (modprobe ignores
-# them, "unknown parameter ... ignored"): rdma_cm_port is the configfs attribute
-# srpt/discovery_auth/rdma_cm_port, use_srq an attribute of the TPG (tpgt_1/attrib).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 . "$(dirname "$0")/bringup-common.sh"
 . "$(dirname "$0")/ulp-common.sh"
+. "$(dirname "$0")/srp-common.sh"   # the 6.12 notes on ib_srpt's parameters too
 
-CM_PORT=5555
-LIO=/sys/kernel/config/target
 # SRP transport timeouts (seconds), short: reconnect attempts every 2 s, I/O failed after
 # 10 s without a connection, the SCSI host removed after 30 s.
 RECONNECT_DELAY=2
@@ -78,54 +74,9 @@ STALE_QPS=
 objs_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # --- target ---------------------------------------------------------------------------
-# targetcli asks the system D-Bus for tcmu-runner's user backstores before any command,
-# outside its own try block: with no D-Bus in the guest it exits 255 ("g-io-error-quark:
-# Could not connect"). It runs here with the bus lookup answering None, so that query
-# fails inside the try and lists no user backstores; everything else is targetcli's own.
-# Commands go to one targetcli shell on stdin (each start costs seconds under TCG).
-TARGETCLI=(python3 -c 'import runpy, sys
-from gi.repository import Gio
-Gio.bus_get_sync = lambda *args: None
-sys.argv[0] = "targetcli"
-runpy.run_path("/usr/bin/targetcli", run_name="__main__")')
-tcli() { # commands on stdin
-	local rc=0
-	timeout 120 "${TARGETCLI[@]}" >/tmp/targetcli.out 2>&1 || rc=$?
-	[ $rc = 0 ] || { cat /tmp/targetcli.out >&2; fail "targetcli: exit status $rc"; }
-	! grep -iE "error|not found|unknown|invalid|failed" /tmp/targetcli.out >&2 ||
-		fail "targetcli reported an error (above)"
-}
-mkdir -p /etc/target
-modprobe ib_srpt || fail "modprobe ib_srpt"
-[ -d $LIO/srpt ] || mkdir $LIO/srpt || fail "mkdir $LIO/srpt"
-echo $CM_PORT >$LIO/srpt/discovery_auth/rdma_cm_port || fail "rdma_cm_port $CM_PORT"
-rdma res show cm_id 2>/dev/null | grep -E "state LISTEN .*comm \[ib_srpt\] src-addr .*:$CM_PORT" \
-	>/dev/null || { rdma res show cm_id >&2; fail "ib_srpt not listening on port $CM_PORT"; }
-# ib_srpt names its ports by GID 0 (0x<128-bit GID>, targetcli: ib.<GID>) and by the GUID
-# of GID 0 (xxxx:xxxx:xxxx:xxxx); targetcli offers the GID form. With a GID-named port an
-# initiator is known by its 128-bit port ID: initiator_ext (0 here) then the interface ID
-# of the initiator's GID 0. Target and initiator are the same port of vcx_0 here.
-gid0=$(tr -d : </sys/class/infiniband/$VCX_IBDEV/ports/1/gids/0)
-TPORT=ib.$gid0
-IPORT=ib.0000000000000000${gid0:16}
-GUID=$(sed 's/^0x//' /sys/module/ib_srpt/parameters/srpt_service_guid)
-TPG=$LIO/srpt/0x$gid0/tpgt_1
-tcli <<-EOF
-	/srpt info
-	set global auto_save_on_exit=false auto_add_mapped_luns=true
-	/backstores/ramdisk create name=rd0 size=64M
-	/srpt create $TPORT
-	/srpt/$TPORT/luns create /backstores/ramdisk/rd0
-	/srpt/$TPORT/acls create $IPORT
-	/srpt/$TPORT set attribute use_srq=1
-	exit
-EOF
+# Target and initiator are the same port of vcx_0 here: the ACL is for vcx_0's own port ID.
+srp_target_up "$VCX_IBDEV" "$(srp_iport_of "$VCX_IBDEV")" 1
 USE_SRQ=1
-grep -q "Allowed WWNs list: .*$TPORT" /tmp/targetcli.out ||
-	{ cat /tmp/targetcli.out >&2; fail "targetcli /srpt info does not offer $TPORT"; }
-[ "$(cat $TPG/enable)" = 1 ] || fail "srpt TPG not enabled"
-[ "$(cat $TPG/attrib/use_srq)" = 1 ] || fail "use_srq not 1"
-[ -e "$TPG/acls/0x${IPORT#ib.}/lun_0" ] || fail "LUN 0 not mapped to ${IPORT}"
 o=$(ulp_objects)
 [ "$(objs_field "$o" srqs)" = $(($(objs_field "$before" srqs) + 1)) ] ||
 	fail "use_srq=1: device objects $o (want one SRQ more than $before)"
@@ -141,45 +92,15 @@ else
 fi
 
 # --- initiator ------------------------------------------------------------------------
-# No udev in the guest: sd_mod is loaded here, or the LUN shows up with no disk.
-modprobe sd_mod || fail "modprobe sd_mod"
-modprobe ib_srp reconnect_delay=$RECONNECT_DELAY fast_io_fail_tmo=$FAST_IO_FAIL_TMO \
-	dev_loss_tmo=$DEV_LOSS_TMO || fail "modprobe ib_srp"
-SRPHOST=/sys/class/infiniband_srp/srp-$VCX_IBDEV-1
-[ -w $SRPHOST/add_target ] || fail "no $SRPHOST/add_target"
-# RDMA/CM login: id_ext and ioc_guid must both be the target's service GUID (ib_srpt
-# checks both halves of the target port ID), dest the listener's IP:port.
-LOGIN="id_ext=$GUID,ioc_guid=$GUID,dest=$ULP_ADDR:$CM_PORT,src=$ULP_ADDR"
+srp_initiator_up "$VCX_IBDEV" $RECONNECT_DELAY $FAST_IO_FAIL_TMO $DEV_LOSS_TMO
+LOGIN=$(srp_login_line "$GUID" "$ULP_ADDR" "$ULP_ADDR")
 
-rport() { # the single SRP remote port directory, or nothing
-	local p
-	for p in /sys/class/srp_remote_ports/port-*; do
-		[ -e "$p" ] && { echo "$p"; return; }
-	done
-}
-rport_state() { cat "$1/state" 2>/dev/null || echo gone; }
 # Log in, find the disk: sets RPORT, SHOST, DISK, INIT_QPS, TGT_QPS.
 srp_login() { # context
-	local b h t0=$SECONDS imm0 imm
+	local b t0=$SECONDS imm0 imm
 	imm0=$(dmesg_count "ib_srp: using immediate data")
 	ulp_step 120 "$1: add_target" sh -c "echo '$LOGIN' >$SRPHOST/add_target"
-	RPORT=$(rport)
-	[ -n "$RPORT" ] || fail "$1: add_target returned but no SRP remote port"
-	h=${RPORT##*/port-}
-	SHOST=host${h%%:*}
-	[ "$(cat /sys/class/scsi_host/$SHOST/proc_name)" = ib_srp ] || fail "$1: $SHOST is not ib_srp's"
-	DISK=
-	for _ in $(seq 100); do
-		for b in /sys/class/scsi_host/$SHOST/device/target*/*:*:*:*/block/*; do
-			[ -e "$b" ] && [ -b "/dev/${b##*/}" ] && DISK=${b##*/}
-		done
-		[ -n "$DISK" ] && break
-		sleep 0.2
-	done
-	[ -n "$DISK" ] || fail "$1: no SCSI disk on $SHOST"
-	[ "$(cat /sys/block/$DISK/size)" = $((64 << 11)) ] ||
-		fail "$1: /dev/$DISK has $(cat /sys/block/$DISK/size) sectors, not 64 MiB"
-	[ "$(rport_state "$RPORT")" = running ] || fail "$1: ${RPORT##*/} is $(rport_state "$RPORT")"
+	srp_find_disk "$1"
 	if [ -n "$STALE_QPS" ]; then
 		# Channels the target kept after a loss: the relogin closes them (as many channels
 		# as then, one QP on each side of each).
@@ -449,12 +370,7 @@ echo "ok QP fault: initiator QP $qpn (ib_srp) put in error with qp-error under I
 recover_or_removed "QP fault" "$INIT_QPS"
 
 # --- teardown -------------------------------------------------------------------------
-tcli <<-EOF
-	clearconfig confirm=True
-	exit
-EOF
-echo 0 >$LIO/srpt/discovery_auth/rdma_cm_port
-rmdir $LIO/srpt || fail "rmdir $LIO/srpt"
+srp_target_down
 ulp_unload ib_srp ib_srpt
 for m in ib_srp ib_srpt scsi_transport_srp; do
 	[ ! -d /sys/module/$m ] || fail "$m still loaded"
