@@ -72,55 +72,44 @@ typedef struct VcxRxHdr {
     bool l3_ok, l4_ok;
 } VcxRxHdr;
 
+/*
+ * The receive side's view of the outer headers: only IP headers whose lengths fit the
+ * frame count (a truncated packet is L2 only); their checksums checked for the CQE.
+ */
 static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
 {
-    uint32_t l3 = 14, sum;
-    uint16_t type;
+    VcxNicHdrs p;
+    uint32_t sum;
 
     memset(h, 0, sizeof(*h));
-    type = f[12] << 8 | f[13];
-    if (type == 0x8100 && len >= 18) {
-        type = f[16] << 8 | f[17];
-        l3 = 18;
-    }
-    if (type == 0x0800 && len >= l3 + 20 && (f[l3] >> 4) == 4) {
-        uint32_t ihl = (f[l3] & 0xf) * 4;
-        uint32_t tot = f[l3 + 2] << 8 | f[l3 + 3];
-
-        if (ihl < 20 || len < l3 + ihl || tot < ihl || tot > len - l3) {
+    vcx_nic_parse_hdrs(f, len, &p);
+    if (p.ipv == 4) {
+        if (!p.l3_len || p.ip_len < p.l3_len || p.ip_len > len - p.l3) {
             return;
         }
-        h->l3 = l3;
-        h->ipv = 4;
-        h->proto = f[l3 + 9];
-        h->l3_ok = vcx_csum_fold(vcx_csum_add(0, f + l3, ihl)) == 0xffff;
-        if (!((f[l3 + 6] << 8 | f[l3 + 7]) & 0x3fff)) {
-            h->l4 = l3 + ihl;
-            h->l4_len = tot - ihl;
-        }
-        sum = vcx_csum_add(0, f + l3 + 12, 8);
-    } else if (type == 0x86dd && len >= l3 + 40 && (f[l3] >> 4) == 6) {
-        uint32_t pl = f[l3 + 4] << 8 | f[l3 + 5];
-
-        if (pl > len - l3 - 40) {
+        h->l3_ok = vcx_csum_fold(vcx_csum_add(0, f + p.l3, p.l3_len)) == 0xffff;
+        h->l4_len = p.ip_len - p.l3_len;
+        sum = vcx_csum_add(0, f + p.l3 + 12, 8);
+    } else if (p.ipv == 6) {
+        if (p.ip_len > len - p.l3 - 40) {
             return;
         }
-        h->l3 = l3;
-        h->ipv = 6;
-        h->proto = f[l3 + 6];
         h->l3_ok = true;
-        h->l4 = l3 + 40;
-        h->l4_len = pl;
-        sum = vcx_csum_add(0, f + l3 + 8, 32);
+        h->l4_len = p.ip_len;
+        sum = vcx_csum_add(0, f + p.l3 + 8, 32);
     } else {
         return;
     }
-    if (!h->l4 || (h->proto != 6 && h->proto != 17) ||
-        h->l4_len < (h->proto == 6 ? 20u : 8u)) {
+    h->l3 = p.l3;
+    h->ipv = p.ipv;
+    h->proto = p.proto;
+    h->l4 = p.l4;
+    if (!h->l4 || (h->proto != VCX_IPPROTO_TCP && h->proto != VCX_IPPROTO_UDP) ||
+        h->l4_len < (h->proto == VCX_IPPROTO_TCP ? 20u : 8u)) {
         h->l4 = 0;
         return;
     }
-    if (h->proto == 17 && h->ipv == 4 && !(f[h->l4 + 6] | f[h->l4 + 7])) {
+    if (h->proto == VCX_IPPROTO_UDP && h->ipv == 4 && !(f[h->l4 + 6] | f[h->l4 + 7])) {
         h->l4_ok = true;                /* UDP over IPv4 without a checksum */
     } else {
         sum += h->proto + h->l4_len;

@@ -21,54 +21,41 @@
 /* Parse the frame's outer headers into an fte_match_set_lyr_2_4 (64 bytes). */
 void vcx_ft_match_set(const uint8_t *f, uint32_t len, uint8_t *set)
 {
-    uint32_t l3 = 14, l4 = 0;
-    uint16_t type;
-    uint8_t proto = 0;
+    VcxNicHdrs h;
 
     memset(set, 0, VCX_MATCH_SET_SIZE);
     if (len < 14) {
         return;
     }
+    vcx_nic_parse_hdrs(f, len, &h);
     vcx_set(set, VCX_MATCH_DMAC_47_16, vcx_be32_load(f));
     vcx_set(set, VCX_MATCH_DMAC_15_0, f[4] << 8 | f[5]);
     vcx_set(set, VCX_MATCH_SMAC_47_16, vcx_be32_load(f + 6));
     vcx_set(set, VCX_MATCH_SMAC_15_0, f[10] << 8 | f[11]);
-    type = f[12] << 8 | f[13];
-    if (type == 0x8100 && len >= 18) {
+    if (h.vlan) {
         vcx_set(set, VCX_MATCH_CVLAN_TAG, 1);
-        vcx_set(set, VCX_MATCH_FIRST_VID, (f[14] << 8 | f[15]) & 0xfff);
-        type = f[16] << 8 | f[17];
-        l3 = 18;
+        vcx_set(set, VCX_MATCH_FIRST_VID, h.vid);
     }
-    vcx_set(set, VCX_MATCH_ETHERTYPE, type);
-    if (type == 0x0800 && len >= l3 + 20 && (f[l3] >> 4) == 4) {
-        uint32_t ihl = (f[l3] & 0xf) * 4;
-        bool frag = ((f[l3 + 6] << 8 | f[l3 + 7]) & 0x3fff) != 0;
-
+    vcx_set(set, VCX_MATCH_ETHERTYPE, h.ethertype);
+    if (h.ipv == 4) {
         vcx_set(set, VCX_MATCH_IP_VERSION, 4);
-        proto = f[l3 + 9];
-        vcx_set(set, VCX_MATCH_IP_PROTOCOL, proto);
-        vcx_set(set, VCX_MATCH_FRAG, frag);
-        memcpy(set + VCX_MATCH_SRC_IP_AT + 12, f + l3 + 12, 4);
-        memcpy(set + VCX_MATCH_DST_IP_AT + 12, f + l3 + 16, 4);
-        if (!frag && ihl >= 20) {
-            l4 = l3 + ihl;
-        }
-    } else if (type == 0x86dd && len >= l3 + 40 && (f[l3] >> 4) == 6) {
+        vcx_set(set, VCX_MATCH_IP_PROTOCOL, h.proto);
+        vcx_set(set, VCX_MATCH_FRAG, h.frag);
+        memcpy(set + VCX_MATCH_SRC_IP_AT + 12, f + h.l3 + 12, 4);
+        memcpy(set + VCX_MATCH_DST_IP_AT + 12, f + h.l3 + 16, 4);
+    } else if (h.ipv == 6) {
         vcx_set(set, VCX_MATCH_IP_VERSION, 6);
-        proto = f[l3 + 6];
-        vcx_set(set, VCX_MATCH_IP_PROTOCOL, proto);
-        memcpy(set + VCX_MATCH_SRC_IP_AT, f + l3 + 8, 16);
-        memcpy(set + VCX_MATCH_DST_IP_AT, f + l3 + 24, 16);
-        l4 = l3 + 40;
+        vcx_set(set, VCX_MATCH_IP_PROTOCOL, h.proto);
+        memcpy(set + VCX_MATCH_SRC_IP_AT, f + h.l3 + 8, 16);
+        memcpy(set + VCX_MATCH_DST_IP_AT, f + h.l3 + 24, 16);
     }
-    if (l4 && len >= l4 + 4) {
-        uint16_t sp = f[l4] << 8 | f[l4 + 1], dp = f[l4 + 2] << 8 | f[l4 + 3];
+    if (h.l4 && len >= h.l4 + 4) {
+        uint16_t sp = f[h.l4] << 8 | f[h.l4 + 1], dp = f[h.l4 + 2] << 8 | f[h.l4 + 3];
 
-        if (proto == 6) {
+        if (h.proto == VCX_IPPROTO_TCP) {
             vcx_set(set, VCX_MATCH_TCP_SPORT, sp);
             vcx_set(set, VCX_MATCH_TCP_DPORT, dp);
-        } else if (proto == 17) {
+        } else if (h.proto == VCX_IPPROTO_UDP) {
             vcx_set(set, VCX_MATCH_UDP_SPORT, sp);
             vcx_set(set, VCX_MATCH_UDP_DPORT, dp);
         }

@@ -38,69 +38,6 @@
 #define VCX_NIC_SQ_RUN_WQES     32u     /* one SQ's turn before the next SQ's */
 
 /*
- * The L3 (IPv4 header) and L4 (TCP/UDP over IPv4 or IPv6) checksums a send WQE's
- * cs_flags ask for, computed from scratch: whatever the checksum field held (the stack
- * leaves a pseudo-header sum or 0) is ignored. Frames that are not IPv4/IPv6 with TCP or
- * UDP are left as they are, as hardware leaves what it cannot parse.
- */
-void vcx_nic_csum_offload(uint8_t *f, uint32_t len, uint8_t cs_flags)
-{
-    uint32_t l3 = 14, l4, l4_len, sum = 0;
-    uint16_t type;
-    uint8_t proto;
-
-    if (len < 14) {
-        return;
-    }
-    type = f[12] << 8 | f[13];
-    if (type == 0x8100 && len >= 18) {
-        type = f[16] << 8 | f[17];
-        l3 = 18;
-    }
-    if (type == 0x0800 && len >= l3 + 20 && (f[l3] >> 4) == 4) {
-        uint32_t ihl = (f[l3] & 0xf) * 4;
-        uint32_t tot = f[l3 + 2] << 8 | f[l3 + 3];
-
-        if (ihl < 20 || len < l3 + ihl) {
-            return;
-        }
-        if (cs_flags & VCX_ETH_CS_L3) {
-            f[l3 + 10] = f[l3 + 11] = 0;
-            stw_be_p(f + l3 + 10, ~vcx_csum_fold(vcx_csum_add(0, f + l3, ihl)));
-        }
-        if (((f[l3 + 6] << 8 | f[l3 + 7]) & 0x3fff) || tot < ihl) {
-            return;                     /* a fragment: no L4 header to complete */
-        }
-        proto = f[l3 + 9];
-        l4 = l3 + ihl;
-        l4_len = MIN(tot, len - l3) - ihl;
-        sum = vcx_csum_add(0, f + l3 + 12, 8);
-    } else if (type == 0x86dd && len >= l3 + 40 && (f[l3] >> 4) == 6) {
-        proto = f[l3 + 6];
-        l4 = l3 + 40;
-        l4_len = MIN((uint32_t)(f[l3 + 4] << 8 | f[l3 + 5]), len - l4);
-        sum = vcx_csum_add(0, f + l3 + 8, 32);
-    } else {
-        return;
-    }
-    if (!(cs_flags & VCX_ETH_CS_L4)) {
-        return;
-    }
-    if (proto == 6 && l4_len >= 20) {
-        f[l4 + 16] = f[l4 + 17] = 0;
-        sum += 6 + l4_len;
-        stw_be_p(f + l4 + 16, ~vcx_csum_fold(vcx_csum_add(sum, f + l4, l4_len)));
-    } else if (proto == 17 && l4_len >= 8) {
-        uint16_t c;
-
-        f[l4 + 6] = f[l4 + 7] = 0;
-        sum += 17 + l4_len;
-        c = ~vcx_csum_fold(vcx_csum_add(sum, f + l4, l4_len));
-        stw_be_p(f + l4 + 6, c ? c : 0xffff);   /* UDP: 0 means "no checksum" */
-    }
-}
-
-/*
  * Doorbell and run queue
  */
 
@@ -392,10 +329,10 @@ static uint8_t vcx_nic_lso(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32
                            uint32_t *bytes, const char **why)
 {
     uint8_t *f = vcx_nic(s)->frame;
-    uint32_t max = s->port.vport_mtu + 18, l3 = 14, l4, gi = 0, go = 0, seq0, nseg;
-    uint16_t type, id0 = 0;
-    uint8_t proto, flags;
-    bool v4;
+    uint32_t max = s->port.vport_mtu + 18, l3, l4, gi = 0, go = 0, seq0, nseg;
+    uint16_t id0;
+    uint8_t flags;
+    VcxNicHdrs p;
     VcxNicSendWqe w;
     const uint8_t *h;
     uint8_t synd = vcx_nic_decode(s, sq, wqe, ds, 1u << VCX_NIC_LOG_MAX_LSO, &w, why);
@@ -412,32 +349,23 @@ static uint8_t vcx_nic_lso(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32
         *why = "LSO without the Ethernet header inline";
         return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
     }
-    type = lduw_be_p(h + 12);
-    if (type == 0x8100 && w.ihs >= 18) {
-        type = lduw_be_p(h + 16);
-        l3 = 18;
-    }
-    v4 = type == 0x0800;
-    if (v4 && w.ihs >= l3 + 20 && (h[l3] >> 4) == 4 && (h[l3] & 0xf) >= 5) {
-        l4 = l3 + (h[l3] & 0xf) * 4;
-        proto = h[l3 + 9];
-        id0 = lduw_be_p(h + l3 + 4);
-        if (lduw_be_p(h + l3 + 6) & 0x3fff) {
-            *why = "LSO of an IPv4 fragment";
-            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-        }
-    } else if (type == 0x86dd && w.ihs >= l3 + 40 && (h[l3] >> 4) == 6) {
-        l4 = l3 + 40;
-        proto = h[l3 + 6];
-    } else {
+    vcx_nic_parse_hdrs(h, w.ihs, &p);
+    if (!p.ipv) {
         *why = "LSO of a frame that is not IPv4 or IPv6 inline";
         return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
     }
-    if (proto != 6) {
+    if (p.frag) {
+        *why = "LSO of an IPv4 fragment";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (p.proto != VCX_IPPROTO_TCP) {
         *why = "LSO of a frame that is not TCP (no UDP segmentation)";
         return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
     }
-    if (w.ihs < l4 + 20 || (h[l4 + 12] >> 4) < 5 || w.ihs != l4 + (h[l4 + 12] >> 4) * 4) {
+    l3 = p.l3;
+    l4 = p.l4;
+    if (!l4 || w.ihs < l4 + 20 || (h[l4 + 12] >> 4) < 5 ||
+        w.ihs != l4 + (h[l4 + 12] >> 4) * 4) {
         *why = "LSO inline headers do not end where the TCP header ends";
         return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
     }
@@ -446,6 +374,7 @@ static uint8_t vcx_nic_lso(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32
         return VCX_CQE_SYND_LOCAL_LENGTH_ERR;
     }
     seq0 = ldl_be_p(h + l4 + 4);
+    id0 = p.ipv == 4 ? lduw_be_p(h + l3 + 4) : 0;
     nseg = w.total ? DIV_ROUND_UP(w.total, w.mss) : 1;
     *bytes = 0;
     for (uint32_t i = 0, off = 0; i < nseg; i++) {
@@ -456,7 +385,7 @@ static uint8_t vcx_nic_lso(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32
             *why = "gather DMA failed";
             return VCX_CQE_SYND_LOCAL_PROT_ERR;
         }
-        if (v4) {
+        if (p.ipv == 4) {
             stw_be_p(f + l3 + 2, len - l3);
             stw_be_p(f + l3 + 4, id0 + i);
         } else {
@@ -472,7 +401,7 @@ static uint8_t vcx_nic_lso(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32
         }
         f[l4 + 13] = flags;
         len = vcx_nic_pad(f, len);
-        vcx_nic_csum_offload(f, len, VCX_ETH_CS_L3 | VCX_ETH_CS_L4);
+        vcx_nic_csum_fill(f, len, &p, VCX_ETH_CS_L3 | VCX_ETH_CS_L4);
         vcx_nic_xmit(s, sq, f, len);
         *bytes += len;
         off += seg;

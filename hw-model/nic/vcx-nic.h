@@ -8,6 +8,7 @@
  *   vcx-nic-tir-rqt.c   TIRs and RQTs
  *   vcx-nic-ft.c        NIC RX flow tables, groups and entries (commands)
  *   vcx-nic-steer.c     a received frame's lookup through them
+ *   vcx-nic-hdr.c       a frame's outer headers parsed, checksum offload
  *   vcx-nic-tx.c        SQ execution: Ethernet send WQEs to frames, checksum offload
  *   vcx-nic-rx.c        frames in: the receive queue, eswitch filter, steering, RSS, RQs
  *   vcx-nic-counters.c  Q counters and the vport counters
@@ -66,6 +67,11 @@
 #define VCX_TCP_PSH             0x08
 #define VCX_TCP_CWR             0x80
 #define VCX_ROCE_UDP_PORT       4791
+#define VCX_ETHERTYPE_IPV4      0x0800
+#define VCX_ETHERTYPE_VLAN      0x8100  /* IEEE 802.1Q C-tag */
+#define VCX_ETHERTYPE_IPV6      0x86dd
+#define VCX_IPPROTO_TCP         6
+#define VCX_IPPROTO_UDP         17
 
 typedef struct VcxTd {
     uint32_t tdn;
@@ -297,10 +303,30 @@ void vcx_ft_match_set(const uint8_t *frame, uint32_t len, uint8_t *set);
 /* Steering from the root: the TIR (0 dropped) and the FTE's flow tag. */
 uint32_t vcx_ft_steer(VcxState *s, const uint8_t *set, uint32_t *flow_tag);
 
+/* vcx-nic-hdr.c */
+/*
+ * A frame's outer headers (vcx-nic-hdr.c says what is parsed). Offsets are from the
+ * frame's start; a field the frame does not have is 0.
+ */
+typedef struct VcxNicHdrs {
+    uint16_t ethertype;         /* after the 802.1Q tag, when there is one */
+    bool vlan;
+    uint16_t vid;
+    uint8_t ipv;                /* 4, 6 or 0 (neither, or too short) */
+    bool frag;                  /* IPv4: more fragments or a fragment offset */
+    uint8_t proto;              /* IPv4 protocol, IPv6 next header */
+    uint32_t l3;                /* the IP header */
+    uint32_t l3_len;            /* IPv4 IHL * 4 when at least 20 and within the frame; 40 */
+    uint32_t ip_len;            /* IPv4 total length, IPv6 payload length, as written */
+    uint32_t l4;                /* the TCP/UDP header: not for fragments or a bad IHL */
+} VcxNicHdrs;
+void vcx_nic_parse_hdrs(const uint8_t *frame, uint32_t len, VcxNicHdrs *h);
+void vcx_nic_csum_fill(uint8_t *frame, uint32_t len, const VcxNicHdrs *h, uint8_t cs_flags);
+void vcx_nic_csum_offload(uint8_t *frame, uint32_t len, uint8_t cs_flags);
+
 /* vcx-nic-tx.c */
 void vcx_nic_wq_kick(VcxState *s, VcxNicWq *sq);
 bool vcx_nic_tx_run(VcxState *s, VcxBudget *b);
-void vcx_nic_csum_offload(uint8_t *frame, uint32_t len, uint8_t cs_flags);
 
 /*
  * Ones' complement sums (RFC 1071), for the checksum offload of the send path and the
