@@ -18,7 +18,7 @@
 # ends differ (step_nvme); NFS over RDMA, server in vm0 (NFSv3) then in vm1 (NFSv4.2)
 # (step_nfs, tests/guest/roce-nfs.sh); iSER, LIO target in vm0 and open-iscsi in vm1
 # (step_iser, tests/guest/roce-iser.sh); SRP, ib_srpt in vm0 and ib_srp in vm1 (step_srp,
-# tests/guest/roce-srp.sh); the
+# tests/guest/roce-srp.sh), both then the other way round where the ends differ; the
 # in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
@@ -29,6 +29,7 @@
 # (default "1024 4096"); ROCE_ITERS the pingpong iteration count (default 100);
 # ROCE_KMOD_NQP and ROCE_KMOD_MSGS the kmod step's connections and SENDs (8, 50);
 # ROCE_NVME_BOTH=1 the nvme step's second round also between two vcx_0 ends;
+# ROCE_ULP_BOTH=1 the iser and srp steps' second rounds also between two vcx_0 ends;
 # ROCE_NFS_VERS the NFS versions of each nfs round (default: 3 with the server in vm0,
 # 4.2 with it in vm1).
 # Every wait is bounded; each step prints "ok ..." or fails the script with the reason.
