@@ -1,12 +1,14 @@
 #!/bin/bash
 # Loopback through the packet engine (the device's loopback-frames property, booted with
-# --vcx-props loopback-frames=on, no netdev): the traffic of verbs-pingpong.sh,
-# verbs-perftest.sh, verbs-kmod.sh and verbs-rdmacm.sh (RC, UC, UD, SRQ; SEND, WRITE, READ
-# and atomics; the in-kernel SRQ ULP with its XRC pair; rdma_cm on QP1; UD multicast),
-# with each script's own checks, but every message cut into RoCEv2 frames that loop inside the
-# device. Then the device's counters (its state property) must show it: thousands of
-# frames sent, every one received (none lost in the loop: a full receive queue or a
-# frame to a wire there is not would leave it short), no ICRC error, none malformed.
+# --vcx-props loopback-frames=on, no netdev): other guest scripts run again, with their
+# own checks, but every message cut into RoCEv2 frames that loop inside the device.
+# Usage: loopback-frames.sh [SCRIPT...]   (names in tests/guest without .sh)
+#   default: verbs-pingpong verbs-perftest verbs-kmod verbs-rdmacm (RC, UC, UD, SRQ; SEND,
+#   WRITE, READ and atomics; the in-kernel SRQ ULP with its XRC pair; rdma_cm on QP1; UD
+#   multicast); the suite's ulp-loopback-frames test names kernel ULP scripts.
+# Then the device's counters (its state property) must show it: thousands of frames
+# sent, every one received (none lost in the loop: a full receive queue or a frame to a
+# wire there is not would leave it short), no ICRC error, none malformed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 . "$(dirname "$0")/bringup-common.sh"
@@ -14,7 +16,9 @@
 lb=$(images/vcx-hostcall hmp "qom-get $VCX_QOM loopback-frames" | tr -d '"\r ')
 [ "$lb" = true ] || fail "boot with --vcx-props loopback-frames=on (the property reads '$lb')"
 s0=$(vcx_state)
-for t in verbs-pingpong verbs-perftest verbs-kmod verbs-rdmacm; do
+scripts=("$@")
+[ ${#scripts[@]} -gt 0 ] || scripts=(verbs-pingpong verbs-perftest verbs-kmod verbs-rdmacm)
+for t in "${scripts[@]}"; do
 	echo "# $t"
 	bash "$(dirname "$0")/$t.sh" || fail "$t over looped frames"
 done
@@ -27,4 +31,4 @@ echo "frames: sent $tx, received $rx, ICRC errors $(d roce_icrc_err)," \
 [ "$rx" = "$tx" ] || fail "$tx frames sent but $rx received: $s1"
 [ "$(d roce_icrc_err)" = 0 ] && [ "$(d roce_malformed)" = 0 ] ||
 	fail "looped frames failed their checks: $s1"
-pass "pingpong, perftest, in-kernel ULP and rdma_cm over frames looped inside $VCX_IBDEV"
+pass "${scripts[*]} over frames looped inside $VCX_IBDEV"
