@@ -450,7 +450,7 @@ void vcx_roce_init(VcxState *s);
 void vcx_roce_reset(VcxState *s);
 void vcx_roce_fini(VcxState *s);
 char *vcx_roce_state(VcxState *s);
-bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len);
+bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len, bool sealed);
 void vcx_roce_rx_end(VcxState *s);
 void vcx_roce_run_end(VcxState *s);
 bool vcx_roce_pending(VcxState *s);

@@ -358,9 +358,9 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
 }
 
 /* To the RDMA engine's wire path (hw-model/roce/); what it drops is counted here. */
-static void vcx_rx_roce(VcxState *s, const uint8_t *f, uint32_t len)
+static void vcx_rx_roce(VcxState *s, const uint8_t *f, uint32_t len, bool sealed)
 {
-    if (!vcx_roce_rx(s, f, len)) {
+    if (!vcx_roce_rx(s, f, len, sealed)) {
         vcx_nic(s)->st.roce_rx_drop++;
     }
 }
@@ -389,7 +389,7 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
             vcx_rx_drop(s, "looped RoCE frame for no QP of the port", len);
             return;
         }
-        vcx_rx_roce(s, f, len);
+        vcx_rx_roce(s, f, len, fr->roce_sealed);
         return;
     }
     if (len < 14 || len > (uint32_t)s->port.vport_mtu + 18) {
@@ -400,7 +400,7 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
     }
     vcx_rx_parse(f, len, &h);
     if (vcx_rx_is_roce(s, f, &h)) {
-        vcx_rx_roce(s, f, len);
+        vcx_rx_roce(s, f, len, true);
         return;
     }
     if (!vcx_rx_vport_accepts(s, f)) {
@@ -480,13 +480,14 @@ static bool vcx_rxq_room(VcxNic *n, size_t size)
 }
 
 static void vcx_rxq_push(VcxState *s, const uint8_t *buf, uint32_t len, uint32_t tdn,
-                         bool roce_lb)
+                         bool roce_lb, bool roce_sealed)
 {
     VcxNic *n = vcx_nic(s);
     VcxFrame *fr = g_malloc(sizeof(*fr) + len);
 
     fr->tdn = tdn;
     fr->roce_lb = roce_lb;
+    fr->roce_sealed = roce_sealed;
     fr->len = len;
     memcpy(fr->data, buf, len);
     QSIMPLEQ_INSERT_TAIL(&n->rxq, fr, link);
@@ -532,7 +533,7 @@ ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size)
         n->rx_blocked = true;
         return 0;
     }
-    vcx_rxq_push(s, buf, size, 0, false);
+    vcx_rxq_push(s, buf, size, 0, false, true);
     return size;
 }
 
@@ -543,11 +544,14 @@ void vcx_nic_loopback(VcxState *s, const uint8_t *frame, uint32_t len, uint32_t 
         vcx_rx_drop(s, "loopback: receive queue full", len);
         return;
     }
-    vcx_rxq_push(s, frame, len, tdn, false);
+    vcx_rxq_push(s, frame, len, tdn, false, true);
 }
 
-/* A RoCEv2 frame the port sends to itself or to a group (loopback-frames). */
-void vcx_nic_loopback_roce(VcxState *s, const uint8_t *frame, uint32_t len)
+/*
+ * A RoCEv2 frame the port sends to itself or to a group (loopback-frames); sealed false:
+ * built without its ICRC (vcx_roce_send).
+ */
+void vcx_nic_loopback_roce(VcxState *s, const uint8_t *frame, uint32_t len, bool sealed)
 {
     VcxNic *n = vcx_nic(s);
 
@@ -555,7 +559,7 @@ void vcx_nic_loopback_roce(VcxState *s, const uint8_t *frame, uint32_t len)
         vcx_rx_drop(s, "RoCE loopback: receive queue full", len);
         return;
     }
-    vcx_rxq_push(s, frame, len, 0, true);
+    vcx_rxq_push(s, frame, len, 0, true, sealed);
 }
 
 void vcx_nic_rxq_drop_all(VcxState *s)

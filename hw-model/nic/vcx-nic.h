@@ -186,6 +186,7 @@ typedef struct VcxFrame {
     QSIMPLEQ_ENTRY(VcxFrame) link;
     uint32_t tdn;               /* sending transport domain (loopback), 0 from the wire */
     bool roce_lb;               /* a RoCEv2 frame of the port to itself (loopback-frames) */
+    bool roce_sealed;           /* with its ICRC: from the wire, or built with it */
     uint32_t len;
     uint8_t data[];
 } VcxFrame;
@@ -358,7 +359,7 @@ bool vcx_nic_can_receive(VcxState *s);
 bool vcx_nic_rx_run(VcxState *s, VcxBudget *b);
 bool vcx_nic_rq_flush(VcxState *s, VcxNicWq *rq, VcxBudget *b);
 void vcx_nic_loopback(VcxState *s, const uint8_t *frame, uint32_t len, uint32_t tdn);
-void vcx_nic_loopback_roce(VcxState *s, const uint8_t *frame, uint32_t len);
+void vcx_nic_loopback_roce(VcxState *s, const uint8_t *frame, uint32_t len, bool sealed);
 void vcx_nic_rxq_drop_all(VcxState *s);
 uint32_t vcx_toeplitz(const uint8_t *key, uint32_t key_len, const uint8_t *in,
                       uint32_t len);

@@ -13,8 +13,10 @@
  * own QPs too: a frame to the port's MAC goes back into the NIC receive queue (as
  * looped, vcx_nic_loopback_roce) instead of onto the netdev, a frame to a multicast MAC
  * goes to both, so local traffic has the wire's behaviour, faults and counters. Looping
- * copies each packet twice and computes its ICRC twice, which is why it is not the
- * default.
+ * copies each packet twice, which is why it is not the default. A frame to the port's
+ * own MAC while no wire fault is set is built without its ICRC and not checked on
+ * receipt: nothing can see or change it between the two, so the check could not fail,
+ * and the CRC was half of the loop's cost. A fault set meanwhile (rx) seals it first.
  *
  * Receive: vcx-nic-rx.c hands every frame it recognises as RoCEv2 (UDP port 4791 to
  * one of the port's GID addresses), from the netdev or looped, to vcx_roce_rx(), within
@@ -132,7 +134,8 @@ static void vcx_fault_corrupt(VcxRoceFault *f, uint8_t *c, uint32_t len)
  * Transmit
  */
 
-static void vcx_roce_wire_out(VcxState *s, const uint8_t *f, uint32_t len)
+/* sealed false only for a frame to the port's own MAC (vcx_roce_send) */
+static void vcx_roce_wire_out(VcxState *s, const uint8_t *f, uint32_t len, bool sealed)
 {
     VcxRoceStats *st = &vcx_roce(s)->st;
     bool group = f[0] & 1, own = !memcmp(f, s->port.mac, 6);
@@ -140,7 +143,7 @@ static void vcx_roce_wire_out(VcxState *s, const uint8_t *f, uint32_t len)
     st->tx_pkts++;
     st->tx_bytes += len;
     if (s->params.loopback_frames && (group || own)) {
-        vcx_nic_loopback_roce(s, f, len);
+        vcx_nic_loopback_roce(s, f, len, sealed);
         if (own) {
             return;
         }
@@ -160,12 +163,12 @@ static void vcx_roce_release_tx(VcxState *s)
         uint8_t *h = r->held_tx;
 
         r->held_tx = NULL;
-        vcx_roce_wire_out(s, h, r->held_tx_len);
+        vcx_roce_wire_out(s, h, r->held_tx_len, true);
         g_free(h);
     }
 }
 
-void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len)
+static void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len, bool sealed)
 {
     VcxRoceFault *fl = s->wire_fault;
     VcxRoceDev *r = vcx_roce(s);
@@ -188,7 +191,7 @@ void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len)
             break;
         case VCX_FAULT_DUP:
             trace_vcx_roce_fault("tx", "dup", len);
-            vcx_roce_wire_out(s, f, len);
+            vcx_roce_wire_out(s, f, len, sealed);
             break;
         case VCX_FAULT_REORDER:
             if (!r->held_tx) {
@@ -203,17 +206,21 @@ void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len)
             break;
         }
     }
-    vcx_roce_wire_out(s, f, len);
+    vcx_roce_wire_out(s, f, len, sealed);
     vcx_roce_release_tx(s);
 }
 
 void vcx_roce_send(VcxState *s, const VcxWireAddr *a, const VcxRocePkt *p)
 {
     uint8_t f[VCX_ROCE_FRAME_MAX];
-    uint32_t len = vcx_roce_build(f, a, p);
+    /* unseen between build and check: to the port itself, no fault either way */
+    bool sealed = !s->params.loopback_frames || memcmp(a->dmac, s->port.mac, 6) ||
+                  vcx_fault_active(s->wire_fault, true) ||
+                  vcx_fault_active(s->wire_fault, false);
+    uint32_t len = vcx_roce_build(f, a, p, sealed);
 
     trace_vcx_roce_tx(p->opcode, p->dqpn, p->psn, p->len, len);
-    vcx_roce_xmit(s, f, len);
+    vcx_roce_xmit(s, f, len, sealed);
 }
 
 /* An ACKNOWLEDGE of an RC QP's responder: ACK, RNR NAK or NAK with this syndrome. */
@@ -327,7 +334,7 @@ bool vcx_roce_run(VcxState *s, VcxBudget *b)
  */
 
 /* One frame: false if it was dropped before reaching a QP. */
-static bool vcx_roce_rx_one(VcxState *s, const uint8_t *f, uint32_t len)
+static bool vcx_roce_rx_one(VcxState *s, const uint8_t *f, uint32_t len, bool sealed)
 {
     VcxRoceStats *st = &vcx_roce(s)->st;
     VcxRocePkt p;
@@ -335,7 +342,7 @@ static bool vcx_roce_rx_one(VcxState *s, const uint8_t *f, uint32_t len)
 
     st->rx_pkts++;
     st->rx_bytes += len;
-    if (!vcx_roce_parse(s, f, len, &p)) {
+    if (!vcx_roce_parse(s, f, len, sealed, &p)) {
         return false;
     }
     trace_vcx_roce_rx(p.opcode, p.dqpn, p.psn, p.len);
@@ -373,7 +380,7 @@ static void vcx_roce_release_rx(VcxState *s)
         uint8_t *h = r->held_rx;
 
         r->held_rx = NULL;
-        vcx_roce_rx_one(s, h, r->held_rx_len);
+        vcx_roce_rx_one(s, h, r->held_rx_len, true);
         g_free(h);
     }
 }
@@ -382,7 +389,7 @@ static void vcx_roce_release_rx(VcxState *s)
  * A RoCEv2 frame from the wire (vcx-nic-rx.c), in the executor: false if it was dropped
  * before reaching a QP (the NIC counts those in roce_rx_drop).
  */
-bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len)
+bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len, bool sealed)
 {
     bool ok;
 
@@ -397,19 +404,28 @@ bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len)
         return false;
     }
     if (vcx_fault_active(fl, false)) {
+        if (!sealed) {
+            /* looped before the fault was set: its ICRC must catch a corruption */
+            memcpy(c, f, len);
+            vcx_roce_icrc_seal(c, len);
+            f = c;
+            sealed = true;
+        }
         switch (vcx_fault_pick(s, fl)) {
         case VCX_FAULT_DROP:
             trace_vcx_roce_fault("rx", "drop", len);
             return false;
         case VCX_FAULT_CORRUPT:
-            memcpy(c, f, len);
+            if (f != c) {
+                memcpy(c, f, len);
+            }
             vcx_fault_corrupt(fl, c, len);
             trace_vcx_roce_fault("rx", "corrupt", len);
             f = c;
             break;
         case VCX_FAULT_DUP:
             trace_vcx_roce_fault("rx", "dup", len);
-            vcx_roce_rx_one(s, f, len);
+            vcx_roce_rx_one(s, f, len, sealed);
             break;
         case VCX_FAULT_REORDER:
             if (!r->held_rx) {
@@ -424,7 +440,7 @@ bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len)
             break;
         }
     }
-    ok = vcx_roce_rx_one(s, f, len);
+    ok = vcx_roce_rx_one(s, f, len, sealed);
     vcx_roce_release_rx(s);
     return ok;
 }

@@ -160,8 +160,26 @@ static uint32_t vcx_roce_icrc(const uint8_t *ip, bool ipv4, const uint8_t *bth,
     return crc;
 }
 
-/* Build the frame of packet p to a into f (VCX_ROCE_FRAME_MAX bytes); its length. */
-uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p)
+/*
+ * Seal a frame vcx_roce_build made without its ICRC: compute the ICRC into its last 4
+ * bytes (the frame's own layout tells where its IP header and BTH are).
+ */
+void vcx_roce_icrc_seal(uint8_t *f, uint32_t len)
+{
+    bool vlan = lduw_be_p(f + 12) == 0x8100;
+    uint8_t *ip = f + VCX_ETH_HLEN + (vlan ? VCX_VLAN_HLEN : 0);
+    bool ipv4 = lduw_be_p(ip - 2) == 0x0800;
+    uint8_t *b = ip + (ipv4 ? VCX_IP4_HLEN : VCX_IP6_HLEN) + VCX_UDP_HLEN;
+
+    stl_le_p(f + len - VCX_ICRC_LEN, vcx_roce_icrc(ip, ipv4, b, f + len - VCX_ICRC_LEN));
+}
+
+/*
+ * Build the frame of packet p to a into f (VCX_ROCE_FRAME_MAX bytes); its length. With
+ * icrc false the ICRC field is left 0, for a frame that stays in the device
+ * (vcx_roce_send): vcx_roce_icrc_seal computes it if the frame is to be seen after all.
+ */
+uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p, bool icrc)
 {
     uint32_t flags = vcx_roce_op_flags(p->opcode);
     uint32_t pad = (4 - (p->len & 3)) & 3;
@@ -252,7 +270,7 @@ uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p)
     }
     memset(h, 0, pad);
     h += pad;
-    stl_le_p(h, vcx_roce_icrc(ip, a->ipv4, b, h));
+    stl_le_p(h, icrc ? vcx_roce_icrc(ip, a->ipv4, b, h) : 0);
     return h + VCX_ICRC_LEN - f;
 }
 
@@ -261,7 +279,7 @@ uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p)
  * fails its ICRC, has a BTH version other than 0, another P_Key or an opcode not valid
  * for its transport. The payload points into f.
  */
-bool vcx_roce_parse(VcxState *s, const uint8_t *f, uint32_t len, VcxRocePkt *p)
+bool vcx_roce_parse(VcxState *s, const uint8_t *f, uint32_t len, bool icrc, VcxRocePkt *p)
 {
     VcxRoceStats *st = &vcx_roce(s)->st;
     uint32_t off = VCX_ETH_HLEN, end, l4, hl, pad;
@@ -342,8 +360,8 @@ bool vcx_roce_parse(VcxState *s, const uint8_t *f, uint32_t len, VcxRocePkt *p)
         why = "headers, pad and ICRC longer than the packet";
         goto malformed;
     }
-    if (ldl_le_p(f + end - VCX_ICRC_LEN) != vcx_roce_icrc(ip, p->ipv4, b,
-                                                          f + end - VCX_ICRC_LEN)) {
+    if (icrc && ldl_le_p(f + end - VCX_ICRC_LEN) != vcx_roce_icrc(ip, p->ipv4, b,
+                                                                  f + end - VCX_ICRC_LEN)) {
         st->icrc_err++;
         trace_vcx_roce_rx_drop(p->opcode, vcx_get24(b + 5), "ICRC");
         return false;

@@ -176,15 +176,16 @@ static inline uint8_t vcx_roce_rc_transport(const VcxQp *qp)
 
 uint32_t vcx_roce_op_flags(uint8_t opcode);
 uint32_t vcx_roce_hdr_len(uint32_t flags);
-uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p);
-bool vcx_roce_parse(VcxState *s, const uint8_t *f, uint32_t len, VcxRocePkt *p);
+uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p, bool icrc);
+void vcx_roce_icrc_seal(uint8_t *f, uint32_t len);
+/* icrc false: a frame that never left the device, built without its ICRC */
+bool vcx_roce_parse(VcxState *s, const uint8_t *f, uint32_t len, bool icrc, VcxRocePkt *p);
 void vcx_roce_addr_path(VcxState *s, VcxQp *qp, VcxWireAddr *a);
 bool vcx_roce_addr_av(VcxState *s, VcxQp *qp, const uint8_t *av, const uint8_t *sgid,
                       VcxWireAddr *a);
 uint16_t vcx_roce_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
 
 /* vcx-roce-dev.c */
-void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len);
 void vcx_roce_send(VcxState *s, const VcxWireAddr *a, const VcxRocePkt *p);
 void vcx_roce_queue_ack(VcxState *s, VcxQp *qp);
 void vcx_roce_queue_read(VcxState *s, VcxQp *qp);
