@@ -56,11 +56,5 @@ iser_round() { # T
 step_iser() {
 	. "$(dirname "$0")/bringup-common.sh"
 	. "$(dirname "$0")/ulp-common.sh"
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config ||
-		fail "mount configfs"
-	iser_round 0
-	if [ "$DEV" != "$OTHER_DEV" ] || [ -n "${ROCE_ULP_BOTH:-}" ]; then
-		iser_round 1
-	fi
-	rxe_check iser
+	lio_rounds iser iser_round
 }

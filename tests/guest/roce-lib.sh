@@ -209,6 +209,18 @@ rxe_check() { # STEP
 	ok "$DEV counters over step $1:$deltas"
 }
 
+# A LIO target step (iser, srp): configfs mounted, ROUND 0 (the target in vm0), ROUND 1
+# where the ends differ or with ROCE_ULP_BOTH=1, then the rxe counters over the step.
+lio_rounds() { # STEP ROUND
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config ||
+		fail "mount configfs"
+	"$2" 0
+	if [ "$DEV" != "$OTHER_DEV" ] || [ -n "${ROCE_ULP_BOTH:-}" ]; then
+		"$2" 1
+	fi
+	rxe_check "$1"
+}
+
 step_counters() {
 	local stats
 	if is_rxe; then

@@ -92,11 +92,5 @@ step_srp() {
 	. "$(dirname "$0")/bringup-common.sh"
 	. "$(dirname "$0")/ulp-common.sh"
 	. "$(dirname "$0")/srp-common.sh"
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config ||
-		fail "mount configfs"
-	srp_round 0
-	if [ "$DEV" != "$OTHER_DEV" ] || [ -n "${ROCE_ULP_BOTH:-}" ]; then
-		srp_round 1
-	fi
-	rxe_check srp
+	lio_rounds srp srp_round
 }
