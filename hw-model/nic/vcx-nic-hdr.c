@@ -5,9 +5,10 @@
  *
  * What the device parses: Ethernet II with at most one 802.1Q tag, then IPv4 (any IHL of
  * 5 or more that fits the frame; a fragment has no L4 header) or IPv6 (the fixed header
- * only: the next-header field is taken as the L4 protocol, extension headers are not
- * walked, as the ConnectX outer parser of a plain NIC SQ does not), then TCP or UDP by
- * protocol number. Anything else is L2 only. Every read stays within the frame's length.
+ * only: the next-header field is taken as the L4 protocol and extension headers are not
+ * walked; vcx.ko's ndo_features_check keeps such packets away from LSO), then
+ * TCP or UDP by protocol number. Anything else is L2 only. Every read stays within the
+ * frame's length.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
