@@ -68,18 +68,19 @@ typedef struct VcxRxHdr {
     uint32_t l4;                /* offset of the TCP/UDP header, 0: none */
     uint8_t ipv;                /* 4, 6 or 0 */
     uint8_t proto;
+    uint32_t l3_len;            /* IPv4 header length (IHL * 4), 40 for IPv6 */
     uint32_t l4_len;
-    bool l3_ok, l4_ok;
 } VcxRxHdr;
 
 /*
  * The receive side's view of the outer headers: only IP headers whose lengths fit the
- * frame count (a truncated packet is L2 only); their checksums checked for the CQE.
+ * frame count (a truncated packet is L2 only). Their checksums are left to
+ * vcx_rx_csum_check, for the frames that reach an RQ: RoCE frames go to the packet
+ * engine, which checks what IBTA asks of them, and a dropped frame needs no CQE.
  */
 static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
 {
     VcxNicHdrs p;
-    uint32_t sum;
 
     memset(h, 0, sizeof(*h));
     vcx_nic_parse_hdrs(f, len, &p);
@@ -87,33 +88,49 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
         if (!p.l3_len || p.ip_len < p.l3_len || p.ip_len > len - p.l3) {
             return;
         }
-        h->l3_ok = vcx_csum_fold(vcx_csum_add(0, f + p.l3, p.l3_len)) == 0xffff;
         h->l4_len = p.ip_len - p.l3_len;
-        sum = vcx_csum_add(0, f + p.l3 + 12, 8);
     } else if (p.ipv == 6) {
         if (p.ip_len > len - p.l3 - 40) {
             return;
         }
-        h->l3_ok = true;
         h->l4_len = p.ip_len;
-        sum = vcx_csum_add(0, f + p.l3 + 8, 32);
     } else {
         return;
     }
     h->l3 = p.l3;
+    h->l3_len = p.l3_len;
     h->ipv = p.ipv;
     h->proto = p.proto;
     h->l4 = p.l4;
     if (!h->l4 || (h->proto != VCX_IPPROTO_TCP && h->proto != VCX_IPPROTO_UDP) ||
         h->l4_len < (h->proto == VCX_IPPROTO_TCP ? 20u : 8u)) {
         h->l4 = 0;
+    }
+}
+
+/* The CQE's l3_ok and l4_ok (PRM "CQE format"): the IPv4 header and TCP/UDP checksums. */
+static void vcx_rx_csum_check(const uint8_t *f, const VcxRxHdr *h, bool *l3_ok, bool *l4_ok)
+{
+    uint32_t sum;
+
+    *l3_ok = *l4_ok = false;
+    if (h->ipv == 4) {
+        *l3_ok = vcx_csum_fold(vcx_csum_add(0, f + h->l3, h->l3_len)) == 0xffff;
+        sum = vcx_csum_add(0, f + h->l3 + 12, 8);
+    } else if (h->ipv == 6) {
+        *l3_ok = true;
+        sum = vcx_csum_add(0, f + h->l3 + 8, 32);
+    } else {
+        return;
+    }
+    if (!h->l4) {
         return;
     }
     if (h->proto == VCX_IPPROTO_UDP && h->ipv == 4 && !(f[h->l4 + 6] | f[h->l4 + 7])) {
-        h->l4_ok = true;                /* UDP over IPv4 without a checksum */
+        *l4_ok = true;                  /* UDP over IPv4 without a checksum */
     } else {
         sum += h->proto + h->l4_len;
-        h->l4_ok = vcx_csum_fold(vcx_csum_add(sum, f + h->l4, h->l4_len)) == 0xffff;
+        *l4_ok = vcx_csum_fold(vcx_csum_add(sum, f + h->l4, h->l4_len)) == 0xffff;
     }
 }
 
@@ -263,6 +280,7 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
     uint8_t cqe[VCX_CQE_SIZE] = { 0 };
     const char *why = NULL;
     uint8_t hds = VCX_CQE_L2_OK, l3t = 0, l4t = 0;
+    bool l3_ok, l4_ok;
 
     if (rq->state != VCX_RQC_STATE_RDY) {
         vcx_rx_drop(s, "RQ not ready", len);
@@ -333,13 +351,14 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
         }
         done += n;
     }
+    vcx_rx_csum_check(f, h, &l3_ok, &l4_ok);
     if (h->ipv) {
         l3t = h->ipv == 4 ? VCX_CQE_L3_HDR_IPV4 : VCX_CQE_L3_HDR_IPV6;
-        hds |= h->l3_ok ? VCX_CQE_L3_OK : 0;
+        hds |= l3_ok ? VCX_CQE_L3_OK : 0;
     }
     if (h->l4) {
         l4t = h->proto == 6 ? VCX_CQE_L4_HDR_TCP : VCX_CQE_L4_HDR_UDP;
-        hds |= h->l4_ok ? VCX_CQE_L4_OK : 0;
+        hds |= l4_ok ? VCX_CQE_L4_OK : 0;
     }
     vcx_set(cqe, VCX_CQE_RSS_HASH_RESULT, hash);
     vcx_set(cqe, VCX_CQE_RSS_HASH_TYPE, htype);
