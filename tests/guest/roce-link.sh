@@ -504,6 +504,9 @@ for step in $steps; do
 done
 log "steps took:$took"
 kernel_log_clean || fail "kernel warnings or oopses in vm$me (above)"
+[ "$(kernel_log_known_cut)" = 0 ] ||
+	log "kernel log clean but for $(kernel_log_known_cut) known warning(s) the steps registered:" \
+		"$(dmesg | grep -m1 -E 'WARNING: .* at ' | sed 's/^\[[^]]*\] //')"
 vm_signal done
 vm_wait done $WAIT >/dev/null
 pass "vm$me ($mode, $DEV on $IF): $steps"

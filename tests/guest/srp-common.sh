@@ -39,6 +39,7 @@ srp_iport_of() { local g; g=$(srp_gid0 "$1"); echo "ib.0000000000000000${g:16}";
 # USE_SRQ. Sets TPORT, TPG, GUID (the service GUID an initiator logs in with), IPORT.
 srp_target_up() { # IBDEV IPORT USE_SRQ
 	mkdir -p /etc/target
+	[ "$3" = 0 ] || srp_use_srq_warning_known
 	modprobe ib_srpt || fail "modprobe ib_srpt"
 	[ -d $LIO/srpt ] || mkdir $LIO/srpt || fail "mkdir $LIO/srpt"
 	echo $CM_PORT >$LIO/srpt/discovery_auth/rdma_cm_port || fail "rdma_cm_port $CM_PORT"
@@ -65,6 +66,26 @@ srp_target_up() { # IBDEV IPORT USE_SRQ
 	[ "$(cat $TPG/enable)" = 1 ] || fail "srpt TPG not enabled"
 	[ "$(cat $TPG/attrib/use_srq)" = "$3" ] || fail "use_srq not $3"
 	[ -e "$TPG/acls/0x${IPORT#ib.}/lun_0" ] || fail "LUN 0 not mapped to ${IPORT}"
+}
+
+# ib_srpt (6.12 and later) releases every channel with srpt_cache_put(ch->req_buf_cache),
+# but a channel of a port with use_srq=1 has no req_buf_cache (its receive buffers are
+# the SRQ's): srpt_cache_put(NULL) finds no cache and warns once per boot
+# (WARN_ON_ONCE at ib_srpt.c:158, from srpt_release_channel_work). It is not a vcx fault
+# and nothing leaks (the callers check the device's objects). A target with use_srq=1
+# registers that one splat with lib.sh's kernel_log_known; any other warning still fails.
+srp_use_srq_warning_known() {
+	kernel_log_known 'at drivers/infiniband/ulp/srpt/ib_srpt.c:[0-9]+ srpt_cache_put' \
+		'srpt_release_channel_work'
+}
+srp_expect_clean_log() { # context
+	kernel_log_clean || fail "$1: kernel log not clean"
+	if [ "$(kernel_log_known_cut)" != 0 ]; then
+		echo "ok $1: kernel log clean but for the known ib_srpt use_srq=1 warning:" \
+			"$(dmesg | grep -E -m1 'ib_srpt.c:[0-9]+ srpt_cache_put' | sed 's/^\[[^]]*\] //')"
+	else
+		echo "ok $1: kernel log clean"
+	fi
 }
 
 # Configuration cleared, rdma_cm listener closed, ib_srpt (and ib_srp where loaded) gone.

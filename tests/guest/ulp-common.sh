@@ -27,6 +27,8 @@ ulp_objects() {
 	done
 	echo "${out# }"
 }
+# One count of ulp_objects' output: objs_field "pds=1 ... srqs=2" srqs prints 2.
+objs_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # The device holds exactly the objects it held before the ULP came (what vcx.ko and
 # ib_core keep for themselves): nothing leaked by the ULP's teardown.

@@ -38,40 +38,7 @@ ulp_port_up
 before=$(ulp_objects)
 echo "ok port up with $ULP_ADDR; device objects before the ULPs: $before"
 
-# ib_srpt (6.12 and later) releases every channel with srpt_cache_put(ch->req_buf_cache),
-# but a channel of a port with use_srq=1 has no req_buf_cache (its receive buffers are
-# the SRQ's): srpt_cache_put(NULL) finds no cache and warns once per boot
-# (WARN_ON_ONCE at ib_srpt.c:158, from srpt_release_channel_work). It is not a vcx fault
-# and nothing leaks (the device objects are checked). That one splat is cut out of the
-# log before lib.sh's check; any other warning still fails.
-SRQ_SPLAT='at drivers/infiniband/ulp/srpt/ib_srpt.c:[0-9]+ srpt_cache_put'
-srp_log_without_known_splat() {
-	command dmesg | awk -v pat="$SRQ_SPLAT" '
-		/------------\[ cut here \]------------/ { held = $0 "\n"; inside = 1; next }
-		inside && held != "" && !known && $0 ~ pat { known = 1 }
-		inside { held = held $0 "\n"
-			if ($0 ~ /---\[ end trace/) {
-				if (!(known && held ~ /srpt_release_channel_work/)) printf "%s", held
-				else cut++
-				held = ""; inside = 0; known = 0 }
-			next }
-		{ print }
-		END { if (inside) printf "%s", held; if (cut) print "SRP-KNOWN-SPLATS " cut > "/tmp/srp-cut" }'
-}
-srp_expect_clean_log() { # context
-	rm -f /tmp/srp-cut
-	(dmesg() { srp_log_without_known_splat; }; kernel_log_clean) ||
-		fail "$1: kernel log not clean (beyond the known ib_srpt use_srq splat)"
-	if [ -e /tmp/srp-cut ]; then
-		echo "ok $1: kernel log clean but for the known ib_srpt use_srq=1 warning:" \
-			"$(command dmesg | grep -E -m1 "$SRQ_SPLAT" | sed 's/^\[[^]]*\] //')"
-	else
-		echo "ok $1: kernel log clean"
-	fi
-}
-
 STALE_QPS=
-objs_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # --- target ---------------------------------------------------------------------------
 # Target and initiator are the same port of vcx_0 here: the ACL is for vcx_0's own port ID.
