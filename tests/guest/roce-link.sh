@@ -19,7 +19,9 @@
 # (step_nfs, tests/guest/roce-nfs.sh); iSER, LIO target in vm0 and open-iscsi in vm1
 # (step_iser, tests/guest/roce-iser.sh); SRP, ib_srpt in vm0 and ib_srp in vm1 (step_srp,
 # tests/guest/roce-srp.sh), both then the other way round where the ends differ; the
-# in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod).
+# in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod); an NVMe
+# host in vm1 recovering from the link loss and the QPs in error at vm0's vcx_0 target
+# (step_nvme_faults, tests/guest/roce-nvme-faults.sh).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
 # and retransmissions are printed: see rxe_check); the kernel log must be clean.
@@ -40,13 +42,14 @@ case "$mode" in
 vcx | peer | pair | any) ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme nfs iser srp kmod counters"}
+steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme nvme_faults nfs iser srp kmod counters"}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-100}
 . "$(dirname "$0")/roce-lib.sh"
 . "$(dirname "$0")/roce-nfs.sh"     # step_nfs
 . "$(dirname "$0")/roce-iser.sh"    # step_iser
 . "$(dirname "$0")/roce-srp.sh"     # step_srp
+. "$(dirname "$0")/roce-nvme-faults.sh"  # step_nvme_faults
 
 # Pingpong: the client reports "N iters in"; the server's -c check prints "invalid data"
 # for a bad page and exits 0 regardless, so that line fails the run here.
