@@ -209,6 +209,17 @@ rxe_check() { # STEP
 	ok "$DEV counters over step $1:$deltas"
 }
 
+# An NVMe step (nvme, nvme_faults): the ULP helpers, nvme-common.sh with the target on
+# vm0's link address (nvme_round moves it), configfs mounted, the host NQN made.
+nvme_step_prepare() {
+	. "$(dirname "$0")/bringup-common.sh"
+	. "$(dirname "$0")/ulp-common.sh"
+	NVME_ADDR=192.168.77.1
+	. "$(dirname "$0")/nvme-common.sh"
+	nvme_configfs
+	nvme_hostnqn
+}
+
 # A LIO target step (iser, srp): configfs mounted, ROUND 0 (the target in vm0), ROUND 1
 # where the ends differ or with ROCE_ULP_BOTH=1, then the rxe counters over the step.
 lio_rounds() { # STEP ROUND

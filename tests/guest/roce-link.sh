@@ -349,12 +349,7 @@ nvme_round() { # T MIB
 }
 
 step_nvme() {
-	. "$(dirname "$0")/bringup-common.sh"
-	. "$(dirname "$0")/ulp-common.sh"
-	NVME_ADDR=192.168.77.1
-	. "$(dirname "$0")/nvme-common.sh"
-	nvme_configfs
-	nvme_hostnqn
+	nvme_step_prepare
 	# The target in vm0 with 64 MiB verified (against rxe: an rxe host of a vcx_0 target).
 	# Then the roles swapped with 16 MiB, only where the ends differ (vcx_0 as the host of
 	# an rxe target): between two vcx_0 ends it would repeat the first round.

@@ -38,12 +38,7 @@ step_nvme_faults() {
 		log "step nvme_faults skipped: vm0's end is rxe0, and the faults are vcx_0's properties"
 		return 0
 	fi
-	. "$(dirname "$0")/bringup-common.sh"
-	. "$(dirname "$0")/ulp-common.sh"
-	NVME_ADDR=192.168.77.1
-	. "$(dirname "$0")/nvme-common.sh"
-	nvme_configfs
-	nvme_hostnqn
+	nvme_step_prepare
 	is_rxe || base=$(ulp_objects)
 	if [ "$me" = 0 ]; then
 		ctx="NVMe/RDMA faults, target ($DEV, host $OTHER_DEV in vm1)"
