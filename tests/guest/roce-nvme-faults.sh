@@ -13,6 +13,13 @@
 #     queues) in error (the `qp-error` property, a WQ catastrophic error). The host's
 #     next keep-alive or command finds no answer (a QP in error discards what arrives),
 #     its QP's retries run out, and it resets and reconnects by itself.
+#   disconnect, link down: the link goes down under a live controller, at the host's own
+#     port when the host is vcx_0, else at vm0's, and the host disconnects at once. The
+#     controller's shutdown (a Property Set of CC) gets no answer and waits for the admin
+#     timeout, whatever the device: nvme_core's admin_timeout (read when a command is
+#     issued), 60 s by default, is 10 s until the disconnect returns. Shutdown and queue teardown (drains included) must complete
+#     within disconnect's 60 s. Then the link comes back (carrier and port ACTIVE within
+#     15 s) for the steps after.
 # Then the target comes down, nvmet's modules unload, and each vcx_0 end holds the
 # objects it held before; the kernel logs stay clean (checked at the end of the run).
 # Skipped when vm0's end is rxe0 (mode pair). Alone: ROCE_STEPS="setup nvme_faults".
@@ -32,8 +39,20 @@ faults_host_back() { # context reconnects
 	fio_verify "$ns1" 4M || { cat /tmp/fio-verify.out >&2; fail "$1: verify after recovery"; }
 }
 
+# The device's link on again, and this end's netdev carrier and RDMA port back within 15 s.
+faults_link_on() { # context
+	local i
+	ulp_link on
+	for i in $(seq 150); do
+		[ "$(cat /sys/class/net/$IF/carrier 2>/dev/null)" = 1 ] &&
+			rdma link show "$DEV/1" 2>/dev/null | grep -q "state ACTIVE" && return 0
+		sleep 0.1
+	done
+	fail "$1: $IF or $DEV/1 not up 15 s after the link came back: $(rdma link show "$DEV/1" 2>&1)"
+}
+
 step_nvme_faults() {
-	local ctx base="" qpns q t0 n
+	local ctx base="" qpns q t0 n where atmo
 	if [ "$([ "$me" = 0 ] && echo "$DEV" || echo "$OTHER_DEV")" = rxe0 ]; then
 		log "step nvme_faults skipped: vm0's end is rxe0, and the faults are vcx_0's properties"
 		return 0
@@ -51,7 +70,7 @@ step_nvme_faults() {
 		ulp_link off
 		ok "$ctx: link off under the host's live controller"
 		vm_wait nvmef-ctrl-lost $WAIT >/dev/null
-		ulp_link on
+		faults_link_on "$ctx: link"
 		ok "$ctx: link on again after $((SECONDS - t0)) s"
 		vm_wait nvmef-link-done $((WAIT + 120)) >/dev/null
 		# QP error: every QP of nvmet's, the queues of the host's one association
@@ -61,6 +80,16 @@ step_nvme_faults() {
 		for q in $qpns; do ulp_qp_error "$q"; done
 		ok "$ctx: nvmet's QPs $(echo $qpns) put in error"
 		vm_signal nvmef-qp-error "$(echo $qpns)"
+		# disconnect, link down: here only when the host is rxe0 (a vcx_0 host drops its own)
+		if [ "$OTHER_DEV" = rxe0 ]; then
+			vm_wait nvmef-link3-off $((WAIT + 120)) >/dev/null
+			ulp_link off
+			vm_signal nvmef-link3-is-off
+			vm_wait nvmef-link3-on $((WAIT + 120)) >/dev/null
+			faults_link_on "$ctx: disconnect, link down"
+			ok "$ctx: link down while the host disconnected, up again"
+			vm_signal nvmef-link3-is-on
+		fi
 		vm_wait nvmef-host-done $((WAIT + 120)) >/dev/null
 		target_down
 		nullb_remove
@@ -87,6 +116,27 @@ step_nvme_faults() {
 		faults_host_back "$ctx: QP error" "$n"
 		ok "$ctx: the target's QPs $qpns in error: $ctrl reconnected, 4 MiB verified"
 		disconnect "$ctx: QP error"
+		atmo=$(cat /sys/module/nvme_core/parameters/admin_timeout)
+		echo 10 >/sys/module/nvme_core/parameters/admin_timeout || fail "nvme_core admin_timeout"
+		connect "$ctx: disconnect, link down"
+		if is_rxe; then
+			vm_signal nvmef-link3-off
+			vm_wait nvmef-link3-is-off $WAIT >/dev/null
+			where="the target's link (vm0)"
+		else
+			ulp_link off
+			where="its own link"
+		fi
+		t0=$SECONDS
+		disconnect "$ctx: disconnect, link down"
+		echo "$atmo" >/sys/module/nvme_core/parameters/admin_timeout
+		ok "$ctx: disconnect with $where down completed in $((SECONDS - t0)) s"
+		if is_rxe; then
+			vm_signal nvmef-link3-on
+			vm_wait nvmef-link3-is-on $WAIT >/dev/null
+		else
+			faults_link_on "$ctx: disconnect, link down"
+		fi
 		ulp_unload nvme_rdma
 		ok "$ctx: disconnected, nvme_rdma unloaded"
 		vm_signal nvmef-host-done
