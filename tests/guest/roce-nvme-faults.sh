@@ -1,25 +1,25 @@
 # The nvme_faults step of tests/guest/roce-link.sh (sourced by it): NVMe over RDMA across
-# the VMs with faults injected at the target's end, a vcx_0 in vm0 (both roce tests have
-# vcx_0 there); the host in vm1 is vcx_0 or rxe0. nvmet-rdma with use_srq=1 exports
-# nullb0 on 192.168.77.1 (tests/guest/nvme-common.sh); the host connects with keep-alive
-# 5 s, reconnect delay 2 s and controller loss timeout 30 s. Two faults, each on a live
-# controller, each ending with a 4 MiB fio verify (err=0) and a disconnect:
+# the VMs with faults. The target is vm0's vcx_0 (both roce tests have vcx_0 there); the
+# host in vm1 is vcx_0 or rxe0. nvmet-rdma with use_srq=1 exports nullb0 on 192.168.77.1
+# (tests/guest/nvme-common.sh); the host connects with keep-alive 5 s, reconnect delay
+# 2 s and controller loss timeout 30 s. Three faults, each on a live controller:
 #   link: vm0's port loses its link (the device's `link` property). The host's
 #     keep-alive and its QPs' retries fail on the silent wire; the controller leaves
 #     `live` within 30 s. vm0 brings the link back; the host reconnects by itself
 #     (its reconnect loop, through rdma_cm over the link) and is `live` again within
-#     60 s.
+#     60 s; 4 MiB fio verify (err=0), disconnect.
 #   QP error: the device puts every QP of nvmet's (the host's association: admin and I/O
 #     queues) in error (the `qp-error` property, a WQ catastrophic error). The host's
 #     next keep-alive or command finds no answer (a QP in error discards what arrives),
-#     its QP's retries run out, and it resets and reconnects by itself.
+#     its QP's retries run out, and it resets and reconnects by itself; 4 MiB verified,
+#     disconnect.
 #   disconnect, link down: the link goes down under a live controller, at the host's own
 #     port when the host is vcx_0, else at vm0's, and the host disconnects at once. The
 #     controller's shutdown (a Property Set of CC) gets no answer and waits for the admin
-#     timeout, whatever the device: nvme_core's admin_timeout (read when a command is
-#     issued), 60 s by default, is 10 s until the disconnect returns. Shutdown and queue teardown (drains included) must complete
-#     within disconnect's 60 s. Then the link comes back (carrier and port ACTIVE within
-#     15 s) for the steps after.
+#     timeout on any device: nvme_core's admin_timeout (read when a command is issued),
+#     60 s by default, is 10 s until the disconnect returns. Shutdown and queue teardown
+#     (drains included) must complete within disconnect's 60 s. Then the link comes back
+#     (carrier and port ACTIVE within 15 s) for the steps after.
 # Then the target comes down, nvmet's modules unload, and each vcx_0 end holds the
 # objects it held before; the kernel logs stay clean (checked at the end of the run).
 # Skipped when vm0's end is rxe0 (mode pair). Alone: ROCE_STEPS="setup nvme_faults".
