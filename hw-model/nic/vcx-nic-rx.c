@@ -75,7 +75,7 @@ typedef struct VcxRxHdr {
 /*
  * The receive side's view of the outer headers: only IP headers whose lengths fit the
  * frame count (a truncated packet is L2 only). Their checksums are left to
- * vcx_rx_csum_check, for the frames that reach an RQ: RoCE frames go to the packet
+ * vcx_rx_csums, for the frames that reach an RQ: RoCE frames go to the packet
  * engine, which checks what IBTA asks of them, and a dropped frame needs no CQE.
  */
 static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
@@ -108,30 +108,42 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
     }
 }
 
-/* The CQE's l3_ok and l4_ok (PRM "CQE format"): the IPv4 header and TCP/UDP checksums. */
-static void vcx_rx_csum_check(const uint8_t *f, const VcxRxHdr *h, bool *l3_ok, bool *l4_ok)
+/*
+ * The CQE's check_sum (the ones' complement sum of everything after the Ethernet
+ * header), l3_ok and l4_ok (PRM "CQE format"), in one pass over the payload: the L4
+ * segment's own sum is part of check_sum, as long as the segments meet at even offsets
+ * (the IP header starts at 14 or 18 and is a multiple of 4 long; an odd-length L4
+ * segment leaves the bytes after it at an odd offset, and check_sum is then summed
+ * whole).
+ */
+static uint16_t vcx_rx_csums(const uint8_t *f, uint32_t len, const VcxRxHdr *h,
+                             bool *l3_ok, bool *l4_ok)
 {
-    uint32_t sum;
+    uint32_t pseudo = 0, l4sum, end;
 
     *l3_ok = *l4_ok = false;
     if (h->ipv == 4) {
         *l3_ok = vcx_csum_fold(vcx_csum_add(0, f + h->l3, h->l3_len)) == 0xffff;
-        sum = vcx_csum_add(0, f + h->l3 + 12, 8);
+        pseudo = vcx_csum_add(0, f + h->l3 + 12, 8);
     } else if (h->ipv == 6) {
         *l3_ok = true;
-        sum = vcx_csum_add(0, f + h->l3 + 8, 32);
-    } else {
-        return;
+        pseudo = vcx_csum_add(0, f + h->l3 + 8, 32);
     }
     if (!h->l4) {
-        return;
+        return vcx_csum_fold(vcx_csum_add(0, f + 14, len - 14));
     }
+    l4sum = vcx_csum_add(0, f + h->l4, h->l4_len);
     if (h->proto == VCX_IPPROTO_UDP && h->ipv == 4 && !(f[h->l4 + 6] | f[h->l4 + 7])) {
         *l4_ok = true;                  /* UDP over IPv4 without a checksum */
     } else {
-        sum += h->proto + h->l4_len;
-        *l4_ok = vcx_csum_fold(vcx_csum_add(sum, f + h->l4, h->l4_len)) == 0xffff;
+        *l4_ok = vcx_csum_fold(pseudo + h->proto + h->l4_len + l4sum) == 0xffff;
     }
+    if (h->l4_len & 1) {
+        return vcx_csum_fold(vcx_csum_add(0, f + 14, len - 14));
+    }
+    end = h->l4 + h->l4_len;
+    return vcx_csum_fold(vcx_csum_add(0, f + 14, h->l4 - 14) + l4sum +
+                         vcx_csum_add(0, f + end, len - end));
 }
 
 /*
@@ -281,6 +293,7 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
     const char *why = NULL;
     uint8_t hds = VCX_CQE_L2_OK, l3t = 0, l4t = 0;
     bool l3_ok, l4_ok;
+    uint16_t check_sum;
 
     if (rq->state != VCX_RQC_STATE_RDY) {
         vcx_rx_drop(s, "RQ not ready", len);
@@ -351,7 +364,7 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
         }
         done += n;
     }
-    vcx_rx_csum_check(f, h, &l3_ok, &l4_ok);
+    check_sum = vcx_rx_csums(f, len, h, &l3_ok, &l4_ok);
     if (h->ipv) {
         l3t = h->ipv == 4 ? VCX_CQE_L3_HDR_IPV4 : VCX_CQE_L3_HDR_IPV6;
         hds |= l3_ok ? VCX_CQE_L3_OK : 0;
@@ -362,7 +375,7 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
     }
     vcx_set(cqe, VCX_CQE_RSS_HASH_RESULT, hash);
     vcx_set(cqe, VCX_CQE_RSS_HASH_TYPE, htype);
-    vcx_set(cqe, VCX_CQE_CHECK_SUM, vcx_csum_fold(vcx_csum_add(0, f + 14, len - 14)));
+    vcx_set(cqe, VCX_CQE_CHECK_SUM, check_sum);
     vcx_set(cqe, VCX_CQE_HDS_IP_EXT, hds);
     vcx_set(cqe, VCX_CQE_L4_HDR_TYPE, l4t);
     vcx_set(cqe, VCX_CQE_L3_HDR_TYPE, l3t);

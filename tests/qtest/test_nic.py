@@ -833,17 +833,23 @@ def case_rx_steering(v):
     f_bad[24] ^= 0x55
     f_bad[40] ^= 0x55
     f_bad = bytes(f_bad)
-    for fr in (f_udp, f_ip, f_arp, f_v6, f_bad):
+    # bytes after the IP packet (an Ethernet trailer), behind an odd- and an even-length
+    # UDP segment: the CQE's check_sum covers them, the L4 checksum does not
+    f_odd = eth(MAC, PEER, 0x800, ipv4(IP_B, IP_A, 17, udp(IP_B, IP_A, 7, 9999, b"odd"))) + \
+        b"\x5a\xa5\x11"
+    f_trail = eth(MAC, PEER, 0x800, ipv4(IP_B, IP_A, 17, udp(IP_B, IP_A, 7, 9999, b"even"))) + \
+        b"\x5a\xa5\x11"
+    for fr in (f_udp, f_ip, f_arp, f_v6, f_bad, f_odd, f_trail):
         rx_frame(v, su, fr)
     es = su.rcq.poll_all()
     got = [(cqe(e)["opcode"], cqe(e)["flow_tag"], cqe(e)["byte_cnt"]) for e in es]
     t.eq(got, [(2, 0x222, len(f_udp)), (2, 0x111, len(f_ip)), (2, 0x333, len(f_arp)),
-               (2, 0x111, len(f_bad))],
+               (2, 0x111, len(f_bad)), (2, 0x222, len(f_odd)), (2, 0x222, len(f_trail))],
          "UDP 9999 -> its TIR, other IPv4 -> the IPv4 TIR, ARP -> the miss table's catch-all, "
          "IPv6 dropped by its entry; flow tags and byte counts")
     t.eq(v.qt.memread(bufs[rq_udp.rqn][0], len(f_udp)), f_udp, "the UDP frame in its RQ's buffer")
     t.eq(v.qt.memread(bufs[rq_other.rqn][0], len(f_arp)), f_arp, "the ARP frame in its buffer")
-    if len(es) == 4:
+    if len(es) == 6:
         c = cqe(es[0])
         t.eq((c["l3"], c["l4"], c["hds"], c["wqe_counter"]), (2, 2, 0x7, 0),
              "UDP/IPv4 CQE: l3 IPv4, l4 UDP, L2/L3/L4 OK, wqe_counter 0")
@@ -853,6 +859,11 @@ def case_rx_steering(v):
         c = cqe(es[3])
         t.eq((c["l3"], c["l4"], c["hds"], c["wqe_counter"]), (2, 2, 0x1, 1),
              "bad checksums: L3_OK and L4_OK clear, second WQE of that RQ")
+        for e, fr, what in ((es[4], f_odd, "odd-length"), (es[5], f_trail, "even-length")):
+            c = cqe(e)
+            t.eq((c["hds"], c["check_sum"]), (0x7, csum(fr[14:])),
+                 "%s UDP segment and a 3-byte trailer: L2/L3/L4 OK, check_sum over all "
+                 "after L2" % what)
     # a frame for someone else is not delivered (vport filter)
     rx_frame(v, su, eth(bytes.fromhex("020000000099"), PEER, 0x800, bytes(46)))
     t.eq(su.rcq.poll(), None, "frame to another unicast MAC: not delivered")
