@@ -28,6 +28,7 @@
 #include "qemu/bswap.h"
 #include <zlib.h>
 #include "vcx-roce.h"
+#include "../nic/vcx-nic.h"
 #include "hw/vcx/trace.h"
 
 /* IBTA table 38 (RC, UC, UD columns): what each operation carries. */
@@ -162,16 +163,16 @@ static uint32_t vcx_roce_icrc(const uint8_t *ip, bool ipv4, const uint8_t *bth,
 
 /*
  * Seal a frame vcx_roce_build made without its ICRC: compute the ICRC into its last 4
- * bytes (the frame's own layout tells where its IP header and BTH are).
+ * bytes (the NIC's header parse finds its IP header and UDP header, the BTH after it).
  */
 void vcx_roce_icrc_seal(uint8_t *f, uint32_t len)
 {
-    bool vlan = lduw_be_p(f + 12) == 0x8100;
-    uint8_t *ip = f + VCX_ETH_HLEN + (vlan ? VCX_VLAN_HLEN : 0);
-    bool ipv4 = lduw_be_p(ip - 2) == 0x0800;
-    uint8_t *b = ip + (ipv4 ? VCX_IP4_HLEN : VCX_IP6_HLEN) + VCX_UDP_HLEN;
+    VcxNicHdrs h;
 
-    stl_le_p(f + len - VCX_ICRC_LEN, vcx_roce_icrc(ip, ipv4, b, f + len - VCX_ICRC_LEN));
+    vcx_nic_parse_hdrs(f, len, &h);
+    stl_le_p(f + len - VCX_ICRC_LEN, vcx_roce_icrc(f + h.l3, h.ipv == 4,
+                                                   f + h.l4 + VCX_UDP_HLEN,
+                                                   f + len - VCX_ICRC_LEN));
 }
 
 /*
