@@ -41,19 +41,27 @@ expect_failed() { # context what
 	kill -0 "$reader" 2>/dev/null || fail "$1: the read meant to be in flight had ended"
 	echo "ok $1: $SID FAILED $((SECONDS - t0)) s after $2, a read in flight"
 }
-# A reader with I/O in flight across the fault: it must end, with its data or an I/O
-# error (commands fail once the replacement timeout passes), not hang.
+# A reader with I/O in flight across the fault: passes of 64 MiB direct reads until told
+# to stop (at most 200), so that it is still reading when the fault comes however fast the
+# guest reads. It must end, each pass with its data or an I/O error (commands fail once
+# the replacement timeout passes), not hang.
 start_reader() {
-	dd if="/dev/$DISK" of=/dev/null bs=1M count=64 iflag=direct status=none \
-		2>/tmp/reader.err &
+	rm -f /tmp/reader.stop /tmp/reader.count
+	bash -c 'for n in $(seq 200); do
+			[ -e /tmp/reader.stop ] && exit 0
+			dd if="$1" of=/dev/null bs=1M count=64 iflag=direct status=none || exit 3
+			echo $n >/tmp/reader.count
+		done' reader "/dev/$DISK" 2>/tmp/reader.err &
 	reader=$!
 }
 end_reader() { # context
 	local rc=0
+	touch /tmp/reader.stop
 	wait_pid 90 $reader || fail "$1: the read in flight across the fault still running after 90 s"
 	wait $reader || rc=$?
 	if [ $rc = 0 ]; then
-		echo "ok $1: the read in flight across the fault completed (64 MiB)"
+		echo "ok $1: the reads in flight across the fault completed" \
+			"($(cat /tmp/reader.count 2>/dev/null || echo 0) passes of 64 MiB)"
 	else
 		echo "ok $1: the read in flight across the fault ended: exit $rc," \
 			"$(head -1 /tmp/reader.err)"
