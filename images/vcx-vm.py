@@ -34,6 +34,12 @@ import tempfile
 import threading
 import time
 
+# The guest CPU under TCG: every feature TCG has, but the "fast string" ones. With ERMS
+# and FSRM (and FSRS, FZRM, FSRC) the kernel copies and clears with REP MOVSB / STOSB,
+# which TCG runs one byte per iteration; without them it takes its 8-byte loops.
+# Measured in a guest: reading 256 MiB from tmpfs 0.88 s with them, 0.22 s without;
+# /dev/zero 3.08 s against 0.33 s; the ulp-iser test 67 s against 59 s.
+TCG_CPU = "max,erms=off,fsrm=off,fsrs=off,fzrm=off,fsrc=off"
 FIRMWARE_DIRS = ["/usr/share/seabios", "/usr/lib/ipxe/qemu", "/usr/share/qemu"]
 
 # The vcx link's netdev id in every QEMU (set_link, filter-dump and the tests name it).
@@ -179,7 +185,7 @@ class Vm:
             # One TCG thread per vCPU (QEMU's default for x86 on a 64-bit host). It needs
             # the QEMU fix in build-aux/qemu-patches/ (docs/performance.md, "The MTTCG
             # abort"); single runs all vCPUs in one thread, as this runner did before.
-            argv += ["-accel", "tcg,thread=" + a.tcg_thread, "-cpu", "max"]
+            argv += ["-accel", "tcg,thread=" + a.tcg_thread, "-cpu", TCG_CPU]
         for d in FIRMWARE_DIRS:
             if os.path.isdir(d):
                 argv += ["-L", d]
