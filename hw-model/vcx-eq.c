@@ -108,7 +108,7 @@ static void vcx_eq_interrupt(VcxState *s, uint32_t eqn, VcxEq *eq)
         eq->state = VCX_EQ_STATE_FIRED;
     }
     trace_vcx_eq_msix(eqn, eq->intr);
-    msix_notify(PCI_DEVICE(s), eq->intr);
+    msix_notify(vcx_pci(s), eq->intr);
 }
 
 /* Write one EQE (type, sub_type, data at byte 0x20) at the producer position. */
@@ -145,10 +145,10 @@ static bool vcx_eq_write(VcxState *s, uint32_t eqn, VcxEq *eq, uint8_t type,
      * The owner byte (the EQE's last) goes out after the rest, as for CQEs: a driver
      * polling the EQ on another CPU reads the body only once it sees that byte.
      */
-    r = pci_dma_write(PCI_DEVICE(s), addr, eqe, sizeof(eqe) - 1);
+    r = pci_dma_write(vcx_pci(s), addr, eqe, sizeof(eqe) - 1);
     if (r == MEMTX_OK) {
         smp_wmb();
-        r = pci_dma_write(PCI_DEVICE(s), addr + sizeof(eqe) - 1, eqe + sizeof(eqe) - 1, 1);
+        r = pci_dma_write(vcx_pci(s), addr + sizeof(eqe) - 1, eqe + sizeof(eqe) - 1, 1);
     }
     if (r != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: EQ %u entry %u at 0x%" PRIx64 " not "
@@ -251,7 +251,7 @@ uint8_t vcx_cmd_create_eq(VcxState *s, VcxCmd *cmd)
                             "intr %u beyond the %u MSI-X vectors", intr,
                             s->params.msix_vectors);
     }
-    if (!msix_enabled(PCI_DEVICE(s))) {
+    if (!msix_enabled(vcx_pci(s))) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MSIX_DISABLED,
                             "intr %u: MSI-X is not enabled", intr);
     }

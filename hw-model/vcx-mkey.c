@@ -402,8 +402,8 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
             return MEMTX_DECODE_ERROR;
         }
         n = MIN(len, room);
-        r = write ? pci_dma_write(PCI_DEVICE(s), pa, p, n)
-                  : pci_dma_read(PCI_DEVICE(s), pa, p, n);
+        r = write ? pci_dma_write(vcx_pci(s), pa, p, n)
+                  : pci_dma_read(vcx_pci(s), pa, p, n);
         if (r != MEMTX_OK) {
             /*
              * Not guest RAM; or the device's own BAR, which QEMU's re-entrancy guard
@@ -436,7 +436,7 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
 void *vcx_mkey_map(VcxState *s, VcxMkey *mk, uint64_t va, uint32_t len, bool write,
                    uint32_t *n)
 {
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    AddressSpace *as = pci_get_address_space(vcx_pci(s));
     uint64_t pa, room;
     hwaddr xlat, plen;
     dma_addr_t dlen;
@@ -483,7 +483,7 @@ void *vcx_mkey_map(VcxState *s, VcxMkey *mk, uint64_t va, uint32_t len, bool wri
 /* Give back a vcx_mkey_map mapping; done bytes were written (marked dirty) or read. */
 void vcx_mkey_unmap(VcxState *s, void *p, uint32_t n, bool write, uint32_t done)
 {
-    dma_memory_unmap(pci_get_address_space(PCI_DEVICE(s)), p, n,
+    dma_memory_unmap(pci_get_address_space(vcx_pci(s)), p, n,
                      write ? DMA_DIRECTION_FROM_DEVICE : DMA_DIRECTION_TO_DEVICE, done);
 }
 

@@ -224,8 +224,8 @@ static MemTxResult vcx_qbuf_rw(VcxState *s, const VcxQBuf *b, uint64_t off, void
             return MEMTX_DECODE_ERROR;
         }
         a = b->pas[page] + (off & (psz - 1));
-        r = write ? pci_dma_write(PCI_DEVICE(s), a, p, in_page)
-                  : pci_dma_read(PCI_DEVICE(s), a, p, in_page);
+        r = write ? pci_dma_write(vcx_pci(s), a, p, in_page)
+                  : pci_dma_read(vcx_pci(s), a, p, in_page);
         if (r != MEMTX_OK) {
             return r;
         }
@@ -263,7 +263,7 @@ uint32_t vcx_qbuf_query_pas(const VcxQBuf *b, uint8_t *out, uint32_t room_bytes)
 MemTxResult vcx_dbr_read(VcxState *s, uint64_t addr, uint32_t *val)
 {
     uint8_t b[4];
-    MemTxResult r = pci_dma_read(PCI_DEVICE(s), addr, b, sizeof(b));
+    MemTxResult r = pci_dma_read(vcx_pci(s), addr, b, sizeof(b));
 
     *val = r == MEMTX_OK ? vcx_be32_load(b) : 0;
     return r;

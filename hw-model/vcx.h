@@ -152,6 +152,16 @@ struct VcxState {
 };
 
 /*
+ * The PCI function, for DMA and MSI-X on the data path: PCI_DEVICE() checks the QOM type
+ * at every call (QOM type checks took 1.5% of QEMU's samples in a profile of 64 KiB
+ * SENDs).
+ */
+static inline PCIDevice *vcx_pci(VcxState *s)
+{
+    return &s->parent_obj;
+}
+
+/*
  * Firmware with a fatal health syndrome is dead: it answers no command (vcx-cmdq.c), and
  * its data path stops too, as on a failed board: no WQE is executed and no CQE or EQE is
  * written, so a driver that has given up on the function and freed its queues is never
