@@ -21,7 +21,8 @@
 # tests/guest/roce-srp.sh), both then the other way round where the ends differ; the
 # in-kernel ULP test module vcx_wire_ulp, server in vm0 then in vm1 (step_kmod); an NVMe
 # host in vm1 recovering from the link loss and the QPs in error at vm0's vcx_0 target,
-# then disconnecting with the link down (step_nvme_faults, tests/guest/roce-nvme-faults.sh).
+# and, a vcx_0 host, from its own QP in error, then disconnecting with the link down
+# (step_nvme_faults, tests/guest/roce-nvme-faults.sh).
 # At an rxe end no frame may fail rxe's ICRC check and its
 # counters (rdma statistic) must show no retry-exceeded or send errors (sequence errors
 # and retransmissions are printed: see rxe_check); the kernel log must be clean.

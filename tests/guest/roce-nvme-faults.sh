@@ -2,7 +2,7 @@
 # the VMs with faults. The target is vm0's vcx_0 (both roce tests have vcx_0 there); the
 # host in vm1 is vcx_0 or rxe0. nvmet-rdma with use_srq=1 exports nullb0 on 192.168.77.1
 # (tests/guest/nvme-common.sh); the host connects with keep-alive 5 s, reconnect delay
-# 2 s and controller loss timeout 30 s. Three faults, each on a live controller:
+# 2 s and controller loss timeout 30 s. Four faults, each on a live controller:
 #   link: vm0's port loses its link (the device's `link` property). The host's
 #     keep-alive and its QPs' retries fail on the silent wire; the controller leaves
 #     `live` within 30 s. vm0 brings the link back; the host reconnects by itself
@@ -13,6 +13,10 @@
 #     next keep-alive or command finds no answer (a QP in error discards what arrives),
 #     its QP's retries run out, and it resets and reconnects by itself; 4 MiB verified,
 #     disconnect.
+#   host QP error (a vcx_0 host only: rxe has no such property): the host's own device
+#     puts an I/O QP of nvme_rdma's in error. Its posted receives complete flushed, the
+#     host resets the controller and reconnects by itself over the wire (a new
+#     association, new QPs at both ends); 4 MiB verified, disconnect.
 #   disconnect, link down: the link goes down under a live controller, at the host's own
 #     port when the host is vcx_0, else at vm0's, and the host disconnects at once. The
 #     controller's shutdown (a Property Set of CC) gets no answer and waits for the admin
@@ -116,6 +120,22 @@ step_nvme_faults() {
 		faults_host_back "$ctx: QP error" "$n"
 		ok "$ctx: the target's QPs $qpns in error: $ctrl reconnected, 4 MiB verified"
 		disconnect "$ctx: QP error"
+		if ! is_rxe; then
+			connect "$ctx: host QP error"
+			n=$(dmesg_count "nvme $ctrl: Successfully reconnected")
+			# One QP, an I/O queue's: the flush errors it completes make the host tear
+			# every queue down at once, so the others would be gone before their turn.
+			qpns=$(ulp_qpns nvme_rdma)
+			[ -n "$qpns" ] || { rdma res show cm_id >&2; fail "$ctx: no QP of nvme_rdma in rdma res"; }
+			ulp_qp_error "$(echo "$qpns" | tail -1)"
+			ok "$ctx: the host's own QP $(echo "$qpns" | tail -1) (of $(echo $qpns)) put in error"
+			faults_host_back "$ctx: host QP error" "$n"
+			q=$(ulp_qpns nvme_rdma)
+			[ -n "$q" ] && [ "$(echo $q)" != "$(echo $qpns)" ] ||
+				fail "$ctx: host QP error: $ctrl live on the old QPs ($(echo $q))"
+			ok "$ctx: host QP error: $ctrl reconnected on QPs $(echo $q), 4 MiB verified"
+			disconnect "$ctx: host QP error"
+		fi
 		atmo=$(cat /sys/module/nvme_core/parameters/admin_timeout)
 		echo 10 >/sys/module/nvme_core/parameters/admin_timeout || fail "nvme_core admin_timeout"
 		connect "$ctx: disconnect, link down"
