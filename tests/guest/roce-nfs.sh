@@ -12,6 +12,11 @@
 # device's objects are back to where they were before the round. Every wait is bounded
 # (nfs_within). The same runs against Soft-RoCE. knfsd, the mount's counters and the
 # deadlines: tests/guest/nfs-common.sh.
+# Link fault (round S = 0, both ends vcx_0): the client mounts NFSv3 again (a
+# hard mount) and writes the 16 MiB with direct I/O; vm0's port loses its link for 5 s
+# under the write (the device's `link` property), then gets it back. The write must
+# complete without error within 180 s (the transport reconnects and the RPCs are sent
+# again) and the server's file must hold the client's bytes.
 . "$(dirname "${BASH_SOURCE[0]}")/bringup-common.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/ulp-common.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/nfs-common.sh"
@@ -61,6 +66,62 @@ nfs_client_pass() { # context vers srv
 	ok "$ctx: $NFS_MIB MiB written ($NFS_WROTE bytes to the server) and read back ($NFS_READ bytes from it) over proto=rdma, sha256 equal"
 }
 
+# The link fault runs in round 0 between two vcx_0 ends (roce-vcx). The write took 9 s
+# in one run and 63 s in another (2026-12-07); against an rxe0 client, 11 s and 63 s.
+# In the slow rxe run vcx_0's server QP had spent its retries while the link was down
+# (req_transport_retries_exceeded 1) and the client, whose own QP had not, waited out
+# its RPC's 60 s timeout; why the server's disconnect did not reach the client sooner
+# is not known. Not run against rxe0: roce-rxe-peer is the suite's longest test.
+nfs_fault_round() { # S
+	[ "$1" = 0 ] && [ "$DEV" = vcx_0 ] && [ "$OTHER_DEV" = vcx_0 ]
+}
+
+# The link fault's server side: the link off once the client's write runs, on 5 s later,
+# then the exported file checked against the client's sha256.
+nfs_fault_server() { # S context
+	local s=$1 ctx="$2: link fault" sum
+	vm_wait "nfs$s-fault-io" $WAIT >/dev/null
+	ulp_link off
+	ok "$ctx: link off under the client's direct write"
+	sleep 5
+	faults_link_on "$ctx"
+	ok "$ctx: link on again"
+	vm_signal "nfs$s-link-back"
+	sum=$(vm_wait "nfs$s-fault-done" $((WAIT + 240)))
+	[ "$(sha256sum <"$NFS_EXPORT/fault" | cut -d' ' -f1)" = "$sum" ] ||
+		fail "$ctx: the exported file is not what the client wrote across the fault"
+	rm -f "$NFS_EXPORT/fault"
+	ok "$ctx: the exported file holds the client's $NFS_MIB MiB"
+	vm_signal "nfs$s-fault-checked"
+}
+
+# The link fault's client side: a direct write on a hard NFSv3 mount across the fault.
+nfs_fault_client() { # S context srv
+	local s=$1 ctx="$2: link fault" io rc=0 t0 state="done before the link came back" i
+	nfs_within 90 "$ctx: mount" mount -t nfs \
+		-o "proto=rdma,port=$NFS_PORT,vers=3,nolock" "$3:$NFS_EXPORT" "$NFS_MNT"
+	t0=$SECONDS
+	dd if=/tmp/nfs-src of="$NFS_MNT/fault" bs=1M oflag=direct status=none &
+	io=$!
+	vm_signal "nfs$s-fault-io"
+	vm_wait "nfs$s-link-back" $WAIT >/dev/null
+	! kill -0 $io 2>/dev/null || state="in flight when the link came back"
+	for i in $(seq 900); do
+		kill -0 $io 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 $io 2>/dev/null; then
+		nfs_blocked_tasks >&2
+		fail "$ctx: the write still running 180 s after the link came back"
+	fi
+	wait $io || rc=$?
+	[ $rc = 0 ] || fail "$ctx: the write across the fault failed ($rc)"
+	nfs_within 60 "$ctx: umount" umount "$NFS_MNT"
+	ok "$ctx: write ($state) completed in $((SECONDS - t0)) s"
+	vm_signal "nfs$s-fault-done" "$NFS_SHA"
+	vm_wait "nfs$s-fault-checked" $WAIT >/dev/null
+}
+
 nfs_round() { # S VERSION...
 	local s=$1 srv=192.168.77.$(($1 + 1)) ctx base="" v sum
 	shift
@@ -79,6 +140,7 @@ nfs_round() { # S VERSION...
 			ok "$ctx: NFSv$v: the exported file holds the client's $NFS_MIB MiB ($sum)"
 			vm_signal "nfs$s-v$v-checked"
 		done
+		if nfs_fault_round "$s"; then nfs_fault_server "$s" "$ctx"; fi
 		vm_wait "nfs$s-client-done" $WAIT >/dev/null
 		nfs_server_stop "$ctx"
 	else
@@ -93,6 +155,7 @@ nfs_round() { # S VERSION...
 			vm_signal "nfs$s-v$v" "$NFS_SHA"
 			vm_wait "nfs$s-v$v-checked" $WAIT >/dev/null
 		done
+		if nfs_fault_round "$s"; then nfs_fault_client "$s" "$ctx" "$srv"; fi
 		vm_signal "nfs$s-client-done"
 	fi
 	for _ in $(seq 100); do
