@@ -13,7 +13,7 @@
 # (nfs_within). The same runs against Soft-RoCE. knfsd, the mount's counters and the
 # deadlines: tests/guest/nfs-common.sh.
 # Link fault (round S = 0, both ends vcx_0): the client mounts NFSv3 again (a
-# hard mount) and writes the 16 MiB with direct I/O; vm0's port loses its link for 5 s
+# hard mount, RPC timeout 10 s) and writes the 16 MiB with direct I/O; vm0's port loses its link for 5 s
 # under the write (the device's `link` property), then gets it back. The write must
 # complete without error within 180 s (the transport reconnects and the RPCs are sent
 # again) and the server's file must hold the client's bytes.
@@ -66,12 +66,15 @@ nfs_client_pass() { # context vers srv
 	ok "$ctx: $NFS_MIB MiB written ($NFS_WROTE bytes to the server) and read back ($NFS_READ bytes from it) over proto=rdma, sha256 equal"
 }
 
-# The link fault runs in round 0 between two vcx_0 ends (roce-vcx). The write took 9 s
-# in one run and 63 s in another (2026-12-07); against an rxe0 client, 11 s and 63 s.
-# In the slow rxe run vcx_0's server QP had spent its retries while the link was down
-# (req_transport_retries_exceeded 1) and the client, whose own QP had not, waited out
-# its RPC's 60 s timeout; why the server's disconnect did not reach the client sooner
-# is not known. Not run against rxe0: roce-rxe-peer is the suite's longest test.
+# The link fault runs in round 0 between two vcx_0 ends (roce-vcx). Which QP spends its
+# 7 retries (ACK timeout 537 ms) while the link is down decides how the client comes
+# back (device traces, 2026-12-07): its own, and it reconnects at once (the write took
+# 9 s); or only the server's, on RDMA READs of the client's data, and then the client,
+# whose QP has nothing outstanding, hears nothing until its RPC times out (63 s with
+# NFS over RDMA's default timeo=600). The server's DREQ went out while the link was
+# down, presumably, and ib_cm does not send it again once svcrdma destroys its ID. The
+# mount's timeo=100 bounds that wait at 10 s. Not run against rxe0 (11 s and 63 s in
+# two runs): roce-rxe-peer is the suite's longest test.
 nfs_fault_round() { # S
 	[ "$1" = 0 ] && [ "$DEV" = vcx_0 ] && [ "$OTHER_DEV" = vcx_0 ]
 }
@@ -99,7 +102,7 @@ nfs_fault_server() { # S context
 nfs_fault_client() { # S context srv
 	local s=$1 ctx="$2: link fault" io rc=0 t0 state="done before the link came back" i
 	nfs_within 90 "$ctx: mount" mount -t nfs \
-		-o "proto=rdma,port=$NFS_PORT,vers=3,nolock" "$3:$NFS_EXPORT" "$NFS_MNT"
+		-o "proto=rdma,port=$NFS_PORT,vers=3,nolock,timeo=100" "$3:$NFS_EXPORT" "$NFS_MNT"
 	t0=$SECONDS
 	dd if=/tmp/nfs-src of="$NFS_MNT/fault" bs=1M oflag=direct status=none &
 	io=$!
