@@ -209,6 +209,19 @@ rxe_check() { # STEP
 	ok "$DEV counters over step $1:$deltas"
 }
 
+# The device's link on again (ulp_link, tests/guest/ulp-common.sh; the fault steps nfs and
+# nvme_faults), and this end's netdev carrier and RDMA port back within 15 s.
+faults_link_on() { # context
+	local i
+	ulp_link on
+	for i in $(seq 150); do
+		[ "$(cat /sys/class/net/$IF/carrier 2>/dev/null)" = 1 ] &&
+			rdma link show "$DEV/1" 2>/dev/null | grep -q "state ACTIVE" && return 0
+		sleep 0.1
+	done
+	fail "$1: $IF or $DEV/1 not up 15 s after the link came back: $(rdma link show "$DEV/1" 2>&1)"
+}
+
 # An NVMe step (nvme, nvme_faults): the ULP helpers, nvme-common.sh with the target on
 # vm0's link address (nvme_round moves it), configfs mounted, the host NQN made.
 nvme_step_prepare() {

@@ -43,18 +43,6 @@ faults_host_back() { # context reconnects
 	fio_verify "$ns1" 4M || { cat /tmp/fio-verify.out >&2; fail "$1: verify after recovery"; }
 }
 
-# The device's link on again, and this end's netdev carrier and RDMA port back within 15 s.
-faults_link_on() { # context
-	local i
-	ulp_link on
-	for i in $(seq 150); do
-		[ "$(cat /sys/class/net/$IF/carrier 2>/dev/null)" = 1 ] &&
-			rdma link show "$DEV/1" 2>/dev/null | grep -q "state ACTIVE" && return 0
-		sleep 0.1
-	done
-	fail "$1: $IF or $DEV/1 not up 15 s after the link came back: $(rdma link show "$DEV/1" 2>&1)"
-}
-
 step_nvme_faults() {
 	local ctx base="" qpns q t0 n where atmo
 	if [ "$([ "$me" = 0 ] && echo "$DEV" || echo "$OTHER_DEV")" = rxe0 ]; then
