@@ -110,20 +110,22 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
 
 /*
  * The CQE's check_sum (the ones' complement sum of everything after the Ethernet
- * header), l3_ok and l4_ok (PRM "CQE format"), in one pass over the payload: the L4
- * segment's own sum is part of check_sum, as long as the segments meet at even offsets
- * (the IP header starts at 14 or 18 and is a multiple of 4 long; an odd-length L4
- * segment leaves the bytes after it at an odd offset, and check_sum is then summed
- * whole).
+ * header), l3_ok and l4_ok (PRM "CQE format"), each byte summed once: the IP header's
+ * and the L4 segment's own sums are parts of check_sum. The IP header starts at 14 or
+ * 18 and is a multiple of 4 long, so the parts meet at even offsets, but for the bytes
+ * after an odd-length L4 segment: a run that starts at an odd offset sums to the byte
+ * swap of its sum from an even one (RFC 1071, 2.(B)).
  */
 static uint16_t vcx_rx_csums(const uint8_t *f, uint32_t len, const VcxRxHdr *h,
                              bool *l3_ok, bool *l4_ok)
 {
-    uint32_t pseudo = 0, l4sum, end;
+    uint32_t pseudo = 0, l3sum = 0, l4sum, end;
+    uint16_t tail;
 
     *l3_ok = *l4_ok = false;
     if (h->ipv == 4) {
-        *l3_ok = vcx_csum_fold(vcx_csum_add(0, f + h->l3, h->l3_len)) == 0xffff;
+        l3sum = vcx_csum_add(0, f + h->l3, h->l3_len);
+        *l3_ok = vcx_csum_fold(l3sum) == 0xffff;
         pseudo = vcx_csum_add(0, f + h->l3 + 12, 8);
     } else if (h->ipv == 6) {
         *l3_ok = true;
@@ -138,12 +140,19 @@ static uint16_t vcx_rx_csums(const uint8_t *f, uint32_t len, const VcxRxHdr *h,
     } else {
         *l4_ok = vcx_csum_fold(pseudo + h->proto + h->l4_len + l4sum) == 0xffff;
     }
-    if (h->l4_len & 1) {
-        return vcx_csum_fold(vcx_csum_add(0, f + 14, len - 14));
-    }
     end = h->l4 + h->l4_len;
-    return vcx_csum_fold(vcx_csum_add(0, f + 14, h->l4 - 14) + l4sum +
-                         vcx_csum_add(0, f + end, len - end));
+    tail = vcx_csum_fold(vcx_csum_add(0, f + end, len - end));
+    if (h->l4_len & 1) {
+        tail = bswap16(tail);
+    }
+    if (h->ipv == 4) {
+        /* the IPv4 header is summed above; IPv6's 40 bytes and extensions are not */
+        return vcx_csum_fold(vcx_csum_add(0, f + 14, h->l3 - 14) + l3sum +
+                             vcx_csum_add(0, f + h->l3 + h->l3_len,
+                                          h->l4 - h->l3 - h->l3_len) +
+                             l4sum + tail);
+    }
+    return vcx_csum_fold(vcx_csum_add(0, f + 14, h->l4 - 14) + l4sum + tail);
 }
 
 /*
