@@ -60,7 +60,7 @@ static bool vcx_flush_sq(VcxState *s, VcxQp *qp, VcxBudget *b)
             op = vcx_get(ctrl, VCX_WQE_CTRL_OPCODE);
         }
         vcx_cqe_err(cqe, qp, VCX_CQE_REQ_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, qp->sq_ci, op);
-        vcx_post(s, qp->scq, cqe, false);
+        vcx_post(s, qp, qp->scq, cqe, false);
         qp->sq_ci += MIN(DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB),
                          VCX_SEND_WQE_MAX_WQEBBS);
     }
@@ -86,7 +86,7 @@ static uint32_t vcx_flush_rq(VcxState *s, VcxQp *qp, uint32_t budget)
     budget = MIN(budget, 1u << qp->log_rq_size);
     for (n = 0; n < budget && qp->rq_ci != (uint16_t)pi; n++) {
         vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, VCX_CQE_SYND_WR_FLUSH_ERR, qp->rq_ci, 0);
-        vcx_post(s, qp->rcq, cqe, false);
+        vcx_post(s, qp, qp->rcq, cqe, false);
         qp->rq_ci++;
     }
     qp->rq_pi = pi;

@@ -56,6 +56,16 @@ void vcx_qp_qc_n(VcxState *s, VcxQp *qp, VcxQcRdma f, uint32_t n)
         [VCX_QC_REQ_CQE_FLUSH_ERROR] = "req_cqe_flush_error",
         [VCX_QC_REQ_TRANSPORT_RETRIES_EXCEEDED] = "req_transport_retries_exceeded",
         [VCX_QC_REQ_RNR_RETRIES_EXCEEDED] = "req_rnr_retries_exceeded",
+        [VCX_QC_REQ_LOCAL_LENGTH_ERROR] = "req_local_length_error",
+        [VCX_QC_RESP_LOCAL_QP_ERROR] = "resp_local_qp_error",
+        [VCX_QC_LOCAL_OPERATION_ERROR] = "local_operation_error",
+        [VCX_QC_RESP_LOCAL_PROTECTION] = "resp_local_protection",
+        [VCX_QC_REQ_LOCAL_PROTECTION] = "req_local_protection",
+        [VCX_QC_REQ_MW_BINDING] = "req_mw_binding",
+        [VCX_QC_REQ_BAD_RESPONSE] = "req_bad_response",
+        [VCX_QC_RESP_REMOTE_INVALID_REQUEST] = "resp_remote_invalid_request",
+        [VCX_QC_REQ_REMOTE_OPERATION_ERRORS] = "req_remote_operation_errors",
+        [VCX_QC_CQ_OVERFLOW] = "cq_overflow",
     };
     uint32_t id = vcx_get(qp->qpc, VCX_QPC_COUNTER_SET_ID);
 
@@ -244,6 +254,19 @@ bool vcx_resp_rkey(VcxState *s, VcxQp *qp, uint32_t pdn, const VcxPkt *pkt,
     return *mk != NULL;
 }
 
+/*
+ * An invalid request: an RC responder answers it with a NAK invalid request (IBTA
+ * 9.7.5.2.2), counted in resp_remote_invalid_request as the wire's are (vcx_wire_nak);
+ * UC and UD drop it.
+ */
+static void vcx_resp_nak_inval(VcxState *s, VcxQp *qp, VcxAck *ack, bool rc)
+{
+    ack->type = rc ? VCX_NAK_INV_REQ : VCX_NO_RESPONSE;
+    if (rc) {
+        vcx_qp_qc(s, qp, VCX_QC_RESP_REMOTE_INVALID_REQUEST);
+    }
+}
+
 /* The message's data phase starts: payload of len bytes to move. */
 static void vcx_resp_open(VcxState *s, VcxQp *qp, VcxQp *req, VcxXfer *x, uint64_t len,
                           bool whole)
@@ -339,7 +362,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
 
         if (!srq) {
             vcx_xrc_invalid_request(s, qp, pkt->xrc_srqn, why);
-            ack->type = VCX_NAK_INV_REQ;
+            vcx_resp_nak_inval(s, qp, ack, true);
             return;
         }
         rcv = vcx_recv_xrc(s, srq);
@@ -352,7 +375,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
         (op == IB_OP_SEND_ONLY || op == IB_OP_SEND_ONLY_IMM || op == IB_OP_SEND_ONLY_INV ||
          op == IB_OP_WRITE_ONLY_IMM)) {
         trace_vcx_resp_drop(qp->qpn, "message needs a receive queue, the QP has none");
-        ack->type = rc ? VCX_NAK_INV_REQ : VCX_NO_RESPONSE;
+        vcx_resp_nak_inval(s, qp, ack, rc);
         return;
     }
 
@@ -380,7 +403,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
 
         if (pkt->va & 7) {
             trace_vcx_err_rkey(qp->qpn, pkt->rkey, pkt->va, "atomic not 8-byte aligned");
-            ack->type = VCX_NAK_INV_REQ;
+            vcx_resp_nak_inval(s, qp, ack, true);
             vcx_qp_to_err(s, qp);
             return;
         }
@@ -452,7 +475,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
                           sgl->total, need);
             trace_vcx_err_wqe(qp->qpn, index, "receive WQE too short");
             vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_LENGTH_ERR, index, true);
-            ack->type = rc ? VCX_NAK_INV_REQ : VCX_NO_RESPONSE;
+            vcx_resp_nak_inval(s, qp, ack, rc);
             return;
         }
         dst = (VcxSglCursor) { .sgl = sgl };
@@ -478,7 +501,7 @@ static void vcx_resp_begin(VcxState *s, VcxQp *req, VcxReq *rq)
         goto ack;
     }
     default:
-        ack->type = rc ? VCX_NAK_INV_REQ : VCX_NO_RESPONSE;
+        vcx_resp_nak_inval(s, qp, ack, rc);
         vcx_qp_to_err(s, qp);
         return;
     }
@@ -541,7 +564,7 @@ void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
                               qp->qpn, pkt->inv_rkey);
                 trace_vcx_err_rkey(qp->qpn, pkt->inv_rkey, 0, "cannot invalidate");
                 vcx_resp_error(s, qp, &rcv, VCX_CQE_SYND_LOCAL_QP_OP_ERR, x->index, true);
-                ack->type = VCX_NAK_INV_REQ;
+                vcx_resp_nak_inval(s, qp, ack, true);
                 return;
             }
             inv->free = true;
@@ -578,7 +601,7 @@ void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
         vcx_set(cqe, VCX_CQE_QPN, qp->qpn);
         vcx_set(cqe, VCX_CQE_WQE_COUNTER, x->index);
         cqe[VCX_CQE_OP_OWN_BYTE] = x->cqe_op << 4;
-        vcx_post(s, rcv.cq, cqe, pkt->se);
+        vcx_post(s, qp, rcv.cq, cqe, pkt->se);
     }
     if (!ud) {
         qp->rq_psn = (qp->rq_psn + pkt->npkts) & VCX_PSN_MASK;

@@ -362,18 +362,69 @@ void vcx_cqe_err(uint8_t *cqe, VcxQp *qp, uint8_t cqe_opcode, uint8_t synd,
     cqe[VCX_CQE_OP_OWN_BYTE] = cqe_opcode << 4;
 }
 
-void vcx_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool se)
+/*
+ * A CQE of qp's on cq (none: no CQE). One that finds the CQ full puts it in error
+ * (vcx_cq_post) and counts in the QP's cq_overflow.
+ */
+void vcx_post(VcxState *s, VcxQp *qp, VcxCq *cq, uint8_t *cqe, bool se)
 {
-    if (cq) {
-        vcx_cq_post(s, cq, cqe, se);
+    uint8_t status;
+
+    if (!cq) {
+        return;
     }
+    status = cq->status;
+    if (!vcx_cq_post(s, cq, cqe, se) && status == VCX_CQC_STATUS_OK &&
+        cq->status == VCX_CQC_STATUS_OVERFLOW) {
+        vcx_qp_qc(s, qp, VCX_QC_CQ_OVERFLOW);
+    }
+}
+
+/*
+ * The field of the enhanced error group (PRM "Counters", query_q_counter_out) an error
+ * CQE of the requester (req) or the responder counts in by its syndrome, beside
+ * req_cqe_error or resp_cqe_error; VCX_QC_RDMA_N for none (a local access error, an
+ * abort, and the NAK syndromes on the responder side, which counts the NAKs it sends).
+ */
+static VcxQcRdma vcx_err_qc(uint8_t synd, bool req)
+{
+    switch (synd) {
+    case VCX_CQE_SYND_LOCAL_LENGTH_ERR:
+        return req ? VCX_QC_REQ_LOCAL_LENGTH_ERROR : VCX_QC_RESP_LOCAL_LENGTH_ERROR;
+    case VCX_CQE_SYND_LOCAL_QP_OP_ERR:
+        return req ? VCX_QC_LOCAL_OPERATION_ERROR : VCX_QC_RESP_LOCAL_QP_ERROR;
+    case VCX_CQE_SYND_LOCAL_PROT_ERR:
+        return req ? VCX_QC_REQ_LOCAL_PROTECTION : VCX_QC_RESP_LOCAL_PROTECTION;
+    case VCX_CQE_SYND_WR_FLUSH_ERR:
+        return req ? VCX_QC_REQ_CQE_FLUSH_ERROR : VCX_QC_RESP_CQE_FLUSH_ERROR;
+    }
+    if (!req) {
+        return VCX_QC_RDMA_N;
+    }
+    switch (synd) {
+    case VCX_CQE_SYND_MW_BIND_ERR:
+        return VCX_QC_REQ_MW_BINDING;
+    case VCX_CQE_SYND_BAD_RESP_ERR:
+        return VCX_QC_REQ_BAD_RESPONSE;
+    case VCX_CQE_SYND_REMOTE_INVAL_REQ_ERR:
+        return VCX_QC_REQ_REMOTE_INVALID_REQUEST;
+    case VCX_CQE_SYND_REMOTE_ACCESS_ERR:
+        return VCX_QC_REQ_REMOTE_ACCESS_ERRORS;
+    case VCX_CQE_SYND_REMOTE_OP_ERR:
+        return VCX_QC_REQ_REMOTE_OPERATION_ERRORS;
+    case VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR:
+        return VCX_QC_REQ_TRANSPORT_RETRIES_EXCEEDED;
+    case VCX_CQE_SYND_RNR_RETRY_EXC_ERR:
+        return VCX_QC_REQ_RNR_RETRIES_EXCEEDED;
+    }
+    return VCX_QC_RDMA_N;
 }
 
 /*
  * A receive WQE completes in error, on the CQ of its receive side (srqn if an SRQ's). Every
  * responder error CQE but the RQ flushes of vcx_flush_rq is written here, for both
- * engines, and counted in the responder's Q counter: resp_cqe_error, and by syndrome
- * resp_local_length_error (the WQE too short for the message) or resp_cqe_flush_error.
+ * engines, and counted in the responder's Q counter: resp_cqe_error, and the field of
+ * its syndrome (vcx_err_qc).
  */
 void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
                               uint16_t index)
@@ -385,13 +436,9 @@ void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
     }
     vcx_cqe_err(cqe, qp, VCX_CQE_RESP_ERR, synd, index, 0);
     vcx_set(cqe, VCX_CQE_SRQN_UIDX, rcv->srq ? rcv->srq->srqn : 0);
-    vcx_post(s, rcv->cq, cqe, false);
+    vcx_post(s, qp, rcv->cq, cqe, false);
     vcx_qp_qc(s, qp, VCX_QC_RESP_CQE_ERROR);
-    if (synd == VCX_CQE_SYND_LOCAL_LENGTH_ERR) {
-        vcx_qp_qc(s, qp, VCX_QC_RESP_LOCAL_LENGTH_ERROR);
-    } else if (synd == VCX_CQE_SYND_WR_FLUSH_ERR) {
-        vcx_qp_qc(s, qp, VCX_QC_RESP_CQE_FLUSH_ERROR);
-    }
+    vcx_qp_qc(s, qp, vcx_err_qc(synd, false));
 }
 
 /*
@@ -485,31 +532,6 @@ static void vcx_rnr_timer_cb(void *opaque)
 }
 
 /*
- * The requester's Q counter fields of an error CQE (PRM "Counters", the enhanced error
- * group): every one in req_cqe_error, and by its syndrome a NAK received that ended the
- * WQE (remote invalid request, remote access: the only sources of those syndromes, on
- * both engines) or a retry count spent (transport, RNR).
- */
-static void vcx_req_qc(VcxState *s, VcxQp *qp, uint8_t synd)
-{
-    vcx_qp_qc(s, qp, VCX_QC_REQ_CQE_ERROR);
-    switch (synd) {
-    case VCX_CQE_SYND_REMOTE_INVAL_REQ_ERR:
-        vcx_qp_qc(s, qp, VCX_QC_REQ_REMOTE_INVALID_REQUEST);
-        break;
-    case VCX_CQE_SYND_REMOTE_ACCESS_ERR:
-        vcx_qp_qc(s, qp, VCX_QC_REQ_REMOTE_ACCESS_ERRORS);
-        break;
-    case VCX_CQE_SYND_TRANSPORT_RETRY_EXC_ERR:
-        vcx_qp_qc(s, qp, VCX_QC_REQ_TRANSPORT_RETRIES_EXCEEDED);
-        break;
-    case VCX_CQE_SYND_RNR_RETRY_EXC_ERR:
-        vcx_qp_qc(s, qp, VCX_QC_REQ_RNR_RETRIES_EXCEEDED);
-        break;
-    }
-}
-
-/*
  * Complete the WQE at sq_ci in error and move the QP to ERR (the executor flushes). Every
  * requester error CQE but the flushes (vcx-flush.c) is written here, for both engines.
  */
@@ -522,8 +544,9 @@ void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op,
                   "syndrome 0x%x\n", qp->qpn, qp->sq_ci, wqe_op, why, synd);
     trace_vcx_err_wqe(qp->qpn, qp->sq_ci, why);
     vcx_cqe_err(cqe, qp, VCX_CQE_REQ_ERR, synd, qp->sq_ci, wqe_op);
-    vcx_post(s, qp->scq, cqe, false);
-    vcx_req_qc(s, qp, synd);
+    vcx_post(s, qp, qp->scq, cqe, false);
+    vcx_qp_qc(s, qp, VCX_QC_REQ_CQE_ERROR);
+    vcx_qp_qc(s, qp, vcx_err_qc(synd, true));
     qp->sq_ci += nbb;
     qp->xs->req.x.active = false;
     qp->xs->req.wire = false;
@@ -631,7 +654,7 @@ void vcx_req_post_cqe(VcxState *s, VcxQp *qp, uint16_t index, uint8_t wqe_opcode
 
     if ((fm_ce_se & VCX_WQE_CE_CQE) == VCX_WQE_CE_CQE) {
         vcx_cqe_req(cqe, qp, index, wqe_opcode, byte_cnt);
-        vcx_post(s, qp->scq, cqe, false);
+        vcx_post(s, qp, qp->scq, cqe, false);
     }
 }
 

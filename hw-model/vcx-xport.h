@@ -247,7 +247,7 @@ uint8_t vcx_qp_transport(const VcxQp *qp);
 bool vcx_qp_reliable(const VcxQp *qp);
 void vcx_cqe_err(uint8_t *cqe, VcxQp *qp, uint8_t cqe_opcode, uint8_t synd,
                  uint16_t wqe_index, uint8_t wqe_opcode);
-void vcx_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool se);
+void vcx_post(VcxState *s, VcxQp *qp, VcxCq *cq, uint8_t *cqe, bool se);
 void vcx_post_resp_err(VcxState *s, VcxQp *qp, const VcxRecv *rcv, uint8_t synd,
                        uint16_t index);
 uint32_t vcx_sq_size(VcxQp *qp);

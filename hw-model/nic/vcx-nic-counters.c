@@ -10,10 +10,11 @@
  * duplicate_request, rnr_nak_retry_err, packet_seq_err, implied_nak_seq_err,
  * local_ack_timeout_err; and, on both engines, the enhanced error fields (capability
  * enhanced_error_q_counters): the error CQEs of each side where they are written
- * (vcx_req_fail, vcx_post_resp_err, the flushes of vcx-flush.c), by syndrome, and the
- * remote access error NAKs the responder sends. A QP context may name only an allocated
- * Q counter (vcx-qp.c), but a Q counter may be deallocated while QPs name it: they count
- * nothing more.
+ * (vcx_req_fail, vcx_post_resp_err, the flushes of vcx-flush.c), by syndrome
+ * (vcx_err_qc), the remote access and invalid request NAKs the responder sends, and
+ * cq_overflow, a CQE that found its CQ full (vcx_post). A QP context may name only an
+ * allocated Q counter (vcx-qp.c), but a Q counter may be deallocated while QPs name it:
+ * they count nothing more.
  * The vport counters count the Ethernet traffic of the port by destination address kind
  * (unicast, multicast, broadcast; packets and octets, FCS excluded), frames received
  * that were dropped as malformed or too long (received_errors) and frames the SQs could
@@ -125,6 +126,18 @@ uint8_t vcx_cmd_query_q_counter(VcxState *s, VcxCmd *cmd)
         [VCX_QC_REQ_TRANSPORT_RETRIES_EXCEEDED] =
             VCX_QUERY_Q_COUNTER_OUT_REQ_TRANSPORT_RETRIES_EXCEEDED,
         [VCX_QC_REQ_RNR_RETRIES_EXCEEDED] = VCX_QUERY_Q_COUNTER_OUT_REQ_RNR_RETRIES_EXCEEDED,
+        [VCX_QC_REQ_LOCAL_LENGTH_ERROR] = VCX_QUERY_Q_COUNTER_OUT_REQ_LOCAL_LENGTH_ERROR,
+        [VCX_QC_RESP_LOCAL_QP_ERROR] = VCX_QUERY_Q_COUNTER_OUT_RESP_LOCAL_QP_ERROR,
+        [VCX_QC_LOCAL_OPERATION_ERROR] = VCX_QUERY_Q_COUNTER_OUT_LOCAL_OPERATION_ERROR,
+        [VCX_QC_RESP_LOCAL_PROTECTION] = VCX_QUERY_Q_COUNTER_OUT_RESP_LOCAL_PROTECTION,
+        [VCX_QC_REQ_LOCAL_PROTECTION] = VCX_QUERY_Q_COUNTER_OUT_REQ_LOCAL_PROTECTION,
+        [VCX_QC_REQ_MW_BINDING] = VCX_QUERY_Q_COUNTER_OUT_REQ_MW_BINDING,
+        [VCX_QC_REQ_BAD_RESPONSE] = VCX_QUERY_Q_COUNTER_OUT_REQ_BAD_RESPONSE,
+        [VCX_QC_RESP_REMOTE_INVALID_REQUEST] =
+            VCX_QUERY_Q_COUNTER_OUT_RESP_REMOTE_INVALID_REQUEST,
+        [VCX_QC_REQ_REMOTE_OPERATION_ERRORS] =
+            VCX_QUERY_Q_COUNTER_OUT_REQ_REMOTE_OPERATION_ERRORS,
+        [VCX_QC_CQ_OVERFLOW] = VCX_QUERY_Q_COUNTER_OUT_CQ_OVERFLOW,
     };
     bool clear;
 

@@ -63,10 +63,11 @@ static void vcx_wire_msg(const VcxRocePkt *p, VcxQp *qp, uint64_t len, VcxPkt *m
 }
 
 /*
- * A NAK; a remote access error one counts in resp_remote_access_errors. Responses leave
- * in PSN order (IBTA 9.7.5.1): an RNR or sequence NAK for a request that came after READs
- * still being answered waits until their responses are out (vcx_wire_resp_idle); sent
- * now it would tell the requester those READs are done.
+ * A NAK; a remote access error one counts in resp_remote_access_errors, an invalid
+ * request one in resp_remote_invalid_request. Responses leave in PSN order (IBTA
+ * 9.7.5.1): an RNR or sequence NAK for a request that came after READs still being
+ * answered waits until their responses are out (vcx_wire_resp_idle); sent now it would
+ * tell the requester those READs are done.
  */
 static void vcx_wire_nak(VcxState *s, VcxQp *qp, uint8_t synd, uint32_t psn)
 {
@@ -81,6 +82,8 @@ static void vcx_wire_nak(VcxState *s, VcxQp *qp, uint8_t synd, uint32_t psn)
     vcx_roce(s)->st.nak_sent++;
     if (synd == VCX_AETH_NAK_REM_ACCESS) {
         vcx_qp_qc(s, qp, VCX_QC_RESP_REMOTE_ACCESS_ERRORS);
+    } else if (synd == VCX_AETH_NAK_INV_REQ) {
+        vcx_qp_qc(s, qp, VCX_QC_RESP_REMOTE_INVALID_REQUEST);
     }
     vcx_roce_send_aeth(s, qp, synd, psn);
 }

@@ -502,6 +502,16 @@ def case_responder(v):
     t.eq([get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n])
           for n in ("DUPLICATE_REQUEST", "RESP_REMOTE_ACCESS_ERRORS")], [0, 0],
          "cleared by clear=1")
+    # an invalid request: a SEND_MIDDLE with no message begun, on a QP with no receive WQE
+    qp2 = v.wire_qp("RC", pd, cq, counter=qc)
+    v.inject(frame(0x01, qp2.qpn, 0x200, bytes(256), ackreq=True))
+    fr = v.out(1)
+    t.eq([(d["name"], d["psn"], d["synd"]) for d in fr], [("ACKNOWLEDGE", 0x200, 0x61)],
+         "SEND_MIDDLE with no message begun: NAK invalid request")
+    r = v.query_q_counter(qc)
+    t.eq([get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n])
+          for n in ("RESP_REMOTE_INVALID_REQUEST", "RESP_CQE_ERROR", "OUT_OF_BUFFER")],
+         [1, 0, 0], "resp_remote_invalid_request 1 (the NAK sent), no CQE")
 
 
 def case_dup_after_read(v):

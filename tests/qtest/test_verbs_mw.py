@@ -16,7 +16,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, put, run_isolated  # noqa: E402
 from vcx_verbs import (P, Verbs, cqe_fields, dseg, inline, raddr,  # noqa: E402
                        cqe_tuple as f, rc_pair as pair, umr_ctrl, run_cases,
-                       pd_buf_key_cq as setup)
+                       pd_buf_key_cq as setup, alloc_qc, dealloc_qc, query_qc,
+                       set_counter)
 
 t = Tap()
 SEND, WRITE, READ, SEND_INV, UMR = 0x0a, 0x08, 0x10, 0x01, 0x25
@@ -134,10 +135,15 @@ def type1(v):
     # MW with remote write on an MR without local write: bind error; read-only works
     mr_ro = v.create_mkey(pd, buf + 0x6000, 0x1000, access="lr rr", key=0x32)
     a, b = pair(v, pd, cq)
+    qc = alloc_qc(v)
+    set_counter(v, a, qc)
     post_bind(v, a, pd, mw, nk(mw, 0x14), mr_ro, buf + 0x6000, 0x100, "rw")
     t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()],
          [(0xd, MW_BIND_ERR, UMR)], "remote-write window on an MR without lw: MW bind error")
     t.eq(v.qp_state(a), 6, "QP in ERR after the bind error")
+    t.eq(query_qc(v, qc, "req_mw_binding", "req_cqe_error"), (1, 1),
+         "the binding QP's Q counter: req_mw_binding 1, req_cqe_error 1")
+    dealloc_qc(v, qc)
     a, b = pair(v, pd, cq)
     post_bind(v, a, pd, mw, nk(mw, 0x15), mr_ro, buf + 0x6000, 0x100, "rr")
     t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0, 0)],

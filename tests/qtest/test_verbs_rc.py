@@ -8,9 +8,10 @@ opcode, lkey), responder length error, CQ arming and completion events, the resp
 Q counter (requests by kind, RNR as out_of_buffer; counter_set_id changed in RTS, an
 unallocated one refused), the requester's retransmission fields (RNR NAKs and local ACK
 timeouts within their retry counts), its enhanced error fields (capability enhanced_error_q_counters:
-error CQEs of each side, remote access and invalid request NAKs, flushes one per WQE,
-transport and RNR retries exceeded, a responder length error; clear). CQEs are checked
-byte by byte; payloads at their destination."""
+error CQEs of each side by syndrome, the remote access, invalid request and operational
+NAKs, flushes one per WQE, transport and RNR retries exceeded, the local length, QP
+operation and protection errors of each side, cq_overflow; clear). CQEs are checked byte
+by byte; payloads at their destination."""
 import os
 import struct
 import sys
@@ -18,10 +19,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, H, get, run_isolated  # noqa: E402
 from vcx_verbs import (Verbs, cqe_fields, dseg, inline, raddr, atomic,  # noqa: E402
-                       OP, P, QP_STATE, cqe_tuple as f, run_cases)
-from vcx_qtest import load_header_defines  # noqa: E402
+                       OP, P, QP_STATE, cqe_tuple as f, run_cases,
+                       alloc_qc, dealloc_qc, query_qc, set_counter)
 
-N = load_header_defines(["prm-nic.h"], base=P)     # the Q counter commands
 
 t = Tap()
 SEND, SEND_IMM, WRITE, WRITE_IMM, READ, CS, FA = 0x0a, 0x0b, 0x08, 0x09, 0x10, 0x11, 0x12
@@ -175,33 +175,6 @@ def rnr(v):
          "rnr_retry 7: completes once a receive is posted")
 
 
-def alloc_qc(v):
-    r = v.cmd("ALLOC_Q_COUNTER", in_len=N["VCX_ALLOC_Q_COUNTER_IN_LEN"], out_len=16)
-    assert r.status == 0, "ALLOC_Q_COUNTER 0x%x" % r.status
-    return r.f(N["VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID"])
-
-
-def dealloc_qc(v, cid):
-    r = v.cmd("DEALLOC_Q_COUNTER", in_len=N["VCX_DEALLOC_Q_COUNTER_IN_LEN"],
-              fields=[(N["VCX_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID"], cid)])
-    assert r.status == 0, "DEALLOC_Q_COUNTER 0x%x" % r.status
-
-
-def query_qc(v, cid, *names, clear=0):
-    """The named fields of Q counter cid, as a tuple (clear=1: and zero them)."""
-    r = v.cmd("QUERY_Q_COUNTER", in_len=N["VCX_QUERY_Q_COUNTER_IN_LEN"],
-              out_len=N["VCX_QUERY_Q_COUNTER_OUT_LEN"],
-              fields=[(N["VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID"], cid),
-                      (N["VCX_QUERY_Q_COUNTER_IN_CLEAR"], clear)])
-    assert r.status == 0, "QUERY_Q_COUNTER 0x%x" % r.status
-    return tuple(get(r.out, N["VCX_QUERY_Q_COUNTER_OUT_" + n.upper()]) for n in names)
-
-
-def set_counter(v, qp, cid):
-    return v.modify("RTS2RTS_QP", qp, [("counter_set_id", cid)],
-                    mask=P["VCX_QP_OPTPAR_COUNTER_SET_ID"])
-
-
 def q_counters(v):
     """The responder counts loopback requests into the Q counter its counter_set_id names,
     which RTS2RTS may change (opt_param COUNTER_SET_ID) and which must be allocated."""
@@ -265,11 +238,15 @@ def q_counters(v):
     t.eq(qc(q2, *rq), (0, 0, 0, 1), "one RNR NAK: out_of_buffer 1 in the responder's counter")
 
 
-# mlx5_ib's extended error group, in its order (capability enhanced_error_q_counters)
+# the enhanced error group of query_q_counter_out (capability enhanced_error_q_counters):
+# mlx5_ib's extended error fields in its order, then the rest of the group
 EE = ("resp_local_length_error", "resp_cqe_error", "req_cqe_error",
       "req_remote_invalid_request", "req_remote_access_errors", "resp_remote_access_errors",
       "resp_cqe_flush_error", "req_cqe_flush_error", "req_transport_retries_exceeded",
-      "req_rnr_retries_exceeded")
+      "req_rnr_retries_exceeded",
+      "req_local_length_error", "resp_local_qp_error", "local_operation_error",
+      "resp_local_protection", "req_local_protection", "req_mw_binding", "req_bad_response",
+      "resp_remote_invalid_request", "req_remote_operation_errors", "cq_overflow")
 
 
 def ee(**nonzero):
@@ -349,11 +326,68 @@ def error_counters(v):
          "32 bytes into an 8-byte receive: local length error (0x01) and a flush at the "
          "responder, remote invalid request (0x12) at the requester")
     t.eq(query_qc(v, qb, *EE), ee(resp_local_length_error=1, resp_cqe_error=2,
-                                  resp_cqe_flush_error=1),
+                                  resp_cqe_flush_error=1, resp_remote_invalid_request=1),
          "responder's counter: resp_local_length_error 1, resp_cqe_error 2, "
-         "resp_cqe_flush_error 1")
+         "resp_cqe_flush_error 1, resp_remote_invalid_request 1 (its NAK)")
     t.eq(query_qc(v, qa, *EE), ee(req_cqe_error=1, req_remote_invalid_request=1),
          "requester's counter: req_cqe_error 1, req_remote_invalid_request 1 (the NAK)")
+    dealloc_qc(v, qa)
+    dealloc_qc(v, qb)
+
+    # the requester's local errors, each ending its WQE on a pair of its own
+    for post, synd, field, what in (
+            (lambda a: a.post_send(SEND, dseg(buf, 4, key), ds=0), 0x02,
+             "local_operation_error", "a send WQE with DS count 0"),
+            (lambda a: a.post_send(SEND, dseg(buf, 4, key ^ 0x100)), 0x04,
+             "req_local_protection", "a SEND through an lkey that does not exist"),
+            (lambda a: a.post_send(FA, raddr(buf + 0x4000, key) + atomic(1) +
+                                   dseg(buf + 0x4100, 4, key)), 0x01,
+             "req_local_length_error", "a fetch-and-add into a 4-byte result buffer")):
+        qa = alloc_qc(v)
+        a, b = pair(v, pd, cq)
+        set_counter(v, a, qa)
+        post(a)
+        v.settle()
+        t.eq([f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()],
+             [(a.qpn, 0xd, synd)], "%s: requester error CQE 0x%02x" % (what, synd))
+        t.eq(query_qc(v, qa, *EE), ee(req_cqe_error=1, **{field: 1}),
+             "requester's counter: req_cqe_error 1, %s 1" % field)
+        dealloc_qc(v, qa)
+
+    # the responder's: a receive WQE through a key that does not exist (the requester gets
+    # a NAK remote operational error), a SEND invalidating a key it may not
+    qa, qb = alloc_qc(v), alloc_qc(v)
+    a, b = pair(v, pd, cq)
+    set_counter(v, a, qa)
+    set_counter(v, b, qb)
+    b.post_recv([(buf + 0x2000, 64, key ^ 0x100)])
+    a.post_send(SEND, dseg(buf, 16, key))
+    v.settle()
+    t.eq(sorted(f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()),
+         sorted([(a.qpn, 0xd, 0x14), (b.qpn, 0xe, 0x04)]),
+         "receive WQE through an unknown key: local protection error (0x04) at the "
+         "responder, remote operational error (0x14) at the requester")
+    t.eq((query_qc(v, qa, *EE), query_qc(v, qb, *EE)),
+         (ee(req_cqe_error=1, req_remote_operation_errors=1),
+          ee(resp_cqe_error=1, resp_local_protection=1)),
+         "req_remote_operation_errors 1; resp_local_protection 1")
+    dealloc_qc(v, qa)
+    dealloc_qc(v, qb)
+    qa, qb = alloc_qc(v), alloc_qc(v)
+    a, b = pair(v, pd, cq)
+    set_counter(v, a, qa)
+    set_counter(v, b, qb)
+    b.post_recv([(buf + 0x2000, 64, key)])
+    a.post_send(0x01, inline(b"inv"), imm=key)      # SEND_INV of a key without umr_en
+    v.settle()
+    t.eq(sorted(f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()),
+         sorted([(a.qpn, 0xd, 0x12), (b.qpn, 0xe, 0x02)]),
+         "SEND_INV of a key not invalidatable: local QP operation error (0x02) at the "
+         "responder, remote invalid request (0x12) at the requester")
+    t.eq((query_qc(v, qa, *EE), query_qc(v, qb, *EE)),
+         (ee(req_cqe_error=1, req_remote_invalid_request=1),
+          ee(resp_cqe_error=1, resp_local_qp_error=1, resp_remote_invalid_request=1)),
+         "req_remote_invalid_request 1; resp_local_qp_error 1, resp_remote_invalid_request 1")
     dealloc_qc(v, qa)
     dealloc_qc(v, qb)
 
@@ -481,11 +515,17 @@ def small_cq_pair(v):
 
 def overrun(v):
     a, cq = small_cq_pair(v)
+    qa = alloc_qc(v)
+    set_counter(v, a, qa)
     for _ in range(3):
         a.post_send(0x00, b"")       # NOP, signaled
     ev = v.events()
     t.eq([(ty, struct.unpack_from(">I", e, 0x20)[0] & 0xffffff, e[0x2b]) for ty, e in ev],
          [(0x04, cq.cqn, 1)], "third CQE into a 2-entry CQ: CQ error event (0x04), overrun")
+    a.post_send(0x00, b"")
+    t.eq(query_qc(v, qa, "cq_overflow"), (1,),
+         "cq_overflow 1 in the QP's Q counter: the overrun, not the CQE lost after it")
+    dealloc_qc(v, qa)
     r = v.cmd("QUERY_CQ", out_len=0x110, fields=[(P["VCX_OBJ_NUMBER"], cq.cqn)])
     t.eq(r.out[0x10] >> 4, 9, "QUERY_CQ status: overflow (9)")
     t.eq([cqe_fields(cq.entry(i))["wqe_counter"] for i in range(2)], [0, 1],

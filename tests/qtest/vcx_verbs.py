@@ -14,6 +14,7 @@ from vcx_qtest import load_header_defines, run_isolated
 
 
 P = load_header_defines(["prm-obj.h", "prm-wqe.h"], base=H)
+NIC = load_header_defines(["prm-nic.h"], base=P)    # the Q counter commands
 OP = {k[len("VCX_CMD_OP_"):]: v for k, v in P.items() if k.startswith("VCX_CMD_OP_")}
 
 # Guest memory map of the verbs tests (512 MiB guest; vcx_qtest uses below 0x10000000).
@@ -611,6 +612,35 @@ def cqe_tuple(e, *names):
     """The named fields of CQE e (cqe_fields), as a tuple to compare."""
     c = cqe_fields(e)
     return tuple(c[n] for n in names)
+
+
+# Q counters (PRM "Counters"): the QPs that name one count in it
+
+def alloc_qc(v):
+    r = v.cmd("ALLOC_Q_COUNTER", in_len=NIC["VCX_ALLOC_Q_COUNTER_IN_LEN"], out_len=16)
+    assert r.status == 0, "ALLOC_Q_COUNTER 0x%x" % r.status
+    return r.f(NIC["VCX_ALLOC_Q_COUNTER_OUT_COUNTER_SET_ID"])
+
+
+def dealloc_qc(v, cid):
+    r = v.cmd("DEALLOC_Q_COUNTER", in_len=NIC["VCX_DEALLOC_Q_COUNTER_IN_LEN"],
+              fields=[(NIC["VCX_DEALLOC_Q_COUNTER_IN_COUNTER_SET_ID"], cid)])
+    assert r.status == 0, "DEALLOC_Q_COUNTER 0x%x" % r.status
+
+
+def query_qc(v, cid, *names, clear=0):
+    """The named fields of Q counter cid, as a tuple (clear=1: and zero them)."""
+    r = v.cmd("QUERY_Q_COUNTER", in_len=NIC["VCX_QUERY_Q_COUNTER_IN_LEN"],
+              out_len=NIC["VCX_QUERY_Q_COUNTER_OUT_LEN"],
+              fields=[(NIC["VCX_QUERY_Q_COUNTER_IN_COUNTER_SET_ID"], cid),
+                      (NIC["VCX_QUERY_Q_COUNTER_IN_CLEAR"], clear)])
+    assert r.status == 0, "QUERY_Q_COUNTER 0x%x" % r.status
+    return tuple(get(r.out, NIC["VCX_QUERY_Q_COUNTER_OUT_" + n.upper()]) for n in names)
+
+
+def set_counter(v, qp, cid):
+    return v.modify("RTS2RTS_QP", qp, [("counter_set_id", cid)],
+                    mask=P["VCX_QP_OPTPAR_COUNTER_SET_ID"])
 
 
 def rc_pair(v, pd, cq):
