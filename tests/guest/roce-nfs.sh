@@ -72,8 +72,8 @@ nfs_client_pass() { # context vers srv
 # 9 s); or only the server's, on RDMA READs of the client's data, and then the client,
 # whose QP has nothing outstanding, hears nothing until its RPC times out (63 s with
 # NFS over RDMA's default timeo=600). The server's DREQ went out while the link was
-# down, presumably, and ib_cm does not send it again once svcrdma destroys its ID. The
-# mount's timeo=100 bounds that wait at 10 s. Not run against rxe0 (11 s and 63 s in
+# down, and ib_cm cancels a DREQ's retransmissions when the ID is destroyed (svcrdma does
+# at once): the client never hears of it. The mount's timeo=100 bounds that wait at 10 s. Not run against rxe0 (11 s and 63 s in
 # two runs): roce-rxe-peer is the suite's longest test.
 nfs_fault_round() { # S
 	[ "$1" = 0 ] && [ "$DEV" = vcx_0 ] && [ "$OTHER_DEV" = vcx_0 ]
