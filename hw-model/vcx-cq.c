@@ -18,8 +18,16 @@
  * completion EQE (type 0, CQN at EQE byte 0x38) to its c_eqn and is then fired until
  * the next arm. Arming for any CQE while CQEs past ci exist fires at once.
  *
- * MODIFY_CQ op_mod 0 records the moderation fields (cq_period, cq_max_count,
- * cq_period_mode) and oi; moderation itself is not applied (cap cq_moderation = 0).
+ * Moderation (cap cq_moderation = 1; CREATE_CQ, or MODIFY_CQ op_mod 0 with
+ * modify_field_select period, count, period mode; oi too): an armed CQ's event waits
+ * until cq_max_count CQEs were written since the last event, or cq_period microseconds
+ * (QEMU_CLOCK_VIRTUAL) have passed since the period's start: the last event
+ * (cq_period_mode 0, upon event; an idle CQ's first CQE then fires at once) or the
+ * first CQE after it (mode 1, upon CQE). 0 turns either bound off; both 0 is an event
+ * per CQE, as without moderation. A solicited-only arm and arming with CQEs past ci fire
+ * at once, as before. The period's timer only marks the CQ due (objs->modq) for the
+ * executor's guarded bottom half, which posts the event (vcx_cq_mod_run): no EQE or
+ * MSI-X is written from a timer callback.
  *
  * Resize (MODIFY_CQ op_mod 1, cap cq_resize = 1) swaps the ring for a new one given by
  * log_cq_size, log_page_size, page_offset and PAS, as ConnectX firmware does it: a
@@ -66,6 +74,7 @@ enum {
 
 static MemTxResult vcx_cq_write_cqe(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited);
 static void vcx_cq_error(VcxState *s, VcxCq *cq, uint8_t cq_status, uint8_t synd);
+static void vcx_cq_mod_cb(void *opaque);
 
 /* The consumer counter software last published in the doorbell record. */
 static uint32_t vcx_cq_read_cons(VcxState *s, VcxCq *cq)
@@ -149,6 +158,8 @@ uint8_t vcx_cmd_create_cq(VcxState *s, VcxCmd *cmd)
     cq->period_mode = vcx_get(cqc, VCX_CQC_CQ_PERIOD_MODE);
     cq->cq_period = vcx_get(cqc, VCX_CQC_CQ_PERIOD);
     cq->cq_max_count = vcx_get(cqc, VCX_CQC_CQ_MAX_COUNT);
+    cq->s = s;
+    cq->mod_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vcx_cq_mod_cb, cq);
     cq->uar_page = uar;
     cq->c_eqn = eqn;
     cq->dbr_addr = dbr;
@@ -171,6 +182,10 @@ static VcxCq *vcx_cq_lookup_cmd(VcxState *s, VcxCmd *cmd, uint32_t cqn, uint8_t 
 
 void vcx_cq_free(VcxState *s, VcxCq *cq)
 {
+    if (cq->mod_due) {
+        QTAILQ_REMOVE(&s->objs->modq, cq, mod_link);
+    }
+    timer_free(cq->mod_timer);
     vcx_obj_remove(&s->objs->cqs, cq->cqn);
     vcx_qbuf_free(&cq->buf);
     g_free(cq);
@@ -374,6 +389,9 @@ static void vcx_cq_notify(VcxState *s, VcxCq *cq)
 
     cq->st = VCX_CQ_STATE_FIRED;
     cq->last_notified = cq->prod;
+    cq->mod_count = 0;
+    cq->mod_start_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    timer_del(cq->mod_timer);
     vcx_set(eqe, VCX_EQE_COMP_CQN, cq->cqn);
     trace_vcx_cq_event(cq->cqn, cq->c_eqn);
     vcx_eq_post_to(s, cq->c_eqn, VCX_EVENT_TYPE_COMP, 0, vcx_cptr(eqe, VCX_EQE_DATA),
@@ -407,6 +425,40 @@ static MemTxResult vcx_cq_write_cqe(VcxState *s, VcxCq *cq, uint8_t *cqe, bool s
         r = vcx_qbuf_write(s, &cq->buf, off + size - 1, cqe + VCX_CQE_OP_OWN_BYTE, 1);
     }
     return r;
+}
+
+/*
+ * A CQE was written to an armed CQ: its event now, or once the count or the period
+ * (see the header) is reached.
+ */
+static void vcx_cq_moderate(VcxState *s, VcxCq *cq)
+{
+    int64_t now, end;
+
+    if (!cq->cq_period && !cq->cq_max_count) {
+        vcx_cq_notify(s, cq);
+        return;
+    }
+    cq->mod_count++;
+    if (cq->cq_max_count && cq->mod_count >= cq->cq_max_count) {
+        trace_vcx_cq_moderation(cq->cqn, "count reached", cq->mod_count);
+        vcx_cq_notify(s, cq);
+        return;
+    }
+    if (!cq->cq_period || timer_pending(cq->mod_timer)) {
+        return;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (cq->period_mode == VCX_CQ_PERIOD_MODE_UPON_CQE) {
+        cq->mod_start_ns = now;
+    }
+    end = cq->mod_start_ns + (int64_t)cq->cq_period * SCALE_US;
+    if (end <= now) {
+        trace_vcx_cq_moderation(cq->cqn, "period over", cq->mod_count);
+        vcx_cq_notify(s, cq);
+        return;
+    }
+    timer_mod(cq->mod_timer, end);
 }
 
 bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
@@ -461,11 +513,42 @@ bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited)
     if (solicited) {
         cq->last_solicit = cq->prod;
     }
-    if (cq->st == VCX_CQ_STATE_ARMED ||
-        (cq->st == VCX_CQ_STATE_SOLICITED_ARMED && (solicited || error))) {
+    if (cq->st == VCX_CQ_STATE_ARMED) {
+        vcx_cq_moderate(s, cq);
+    } else if (cq->st == VCX_CQ_STATE_SOLICITED_ARMED && (solicited || error)) {
         vcx_cq_notify(s, cq);
     }
     return true;
+}
+
+/* The period's timer: the event is due; the executor posts it (vcx_cq_mod_run). */
+static void vcx_cq_mod_cb(void *opaque)
+{
+    VcxCq *cq = opaque;
+    VcxObjects *o = cq->s->objs;
+
+    if (!cq->mod_due) {
+        cq->mod_due = true;
+        QTAILQ_INSERT_TAIL(&o->modq, cq, mod_link);
+    }
+    qemu_bh_schedule(o->bh);
+}
+
+void vcx_cq_mod_run(VcxState *s)
+{
+    VcxObjects *o = s->objs;
+    VcxCq *cq;
+
+    /* at most one pass over the CQs: each leaves the queue */
+    while ((cq = QTAILQ_FIRST(&o->modq))) {
+        QTAILQ_REMOVE(&o->modq, cq, mod_link);
+        cq->mod_due = false;
+        if (cq->st == VCX_CQ_STATE_ARMED && cq->status == VCX_CQC_STATUS_OK &&
+            cq->mod_count) {
+            trace_vcx_cq_moderation(cq->cqn, "period ended", cq->mod_count);
+            vcx_cq_notify(s, cq);
+        }
+    }
 }
 
 /* UAR offset 0x20: arm word (high dword) and CQN (low dword). */

@@ -120,9 +120,15 @@ typedef struct VcxCq {
     uint8_t st;                 /* VCX_CQ_STATE_* (armed, solicited armed, fired) */
     bool oi;
     uint8_t arm_sn;
-    uint8_t period_mode;
-    uint16_t cq_period;
-    uint16_t cq_max_count;
+    uint8_t period_mode;        /* moderation (vcx-cq.c): VCX_CQ_PERIOD_MODE_* */
+    uint16_t cq_period;         /* us, 0: no timer */
+    uint16_t cq_max_count;      /* CQEs, 0: no count */
+    uint32_t mod_count;         /* CQEs written while armed since the last event */
+    int64_t mod_start_ns;       /* the period's start: the last event, or the first CQE */
+    QEMUTimer *mod_timer;       /* the period's end: the event is due (vcx_cq_mod_cb) */
+    bool mod_due;               /* on objs->modq, for the executor */
+    QTAILQ_ENTRY(VcxCq) mod_link;
+    VcxState *s;
     uint32_t uar_page;
     uint32_t c_eqn;
     uint64_t dbr_addr;
@@ -236,6 +242,7 @@ typedef struct VcxObjects {
     QEMUTimer *err_timer;
     int64_t err_interval;       /* ns until the next look at errq */
     bool err_due;               /* the watch's timer fired: the executor looks at errq */
+    QTAILQ_HEAD(, VcxCq) modq;  /* CQs whose moderation period ended (vcx_cq_mod_run) */
     VcxQp *qp1;                 /* the port's GSI QP (st QP1): at most one */
     uint64_t qp1_sent;          /* datagrams QP1 sent / delivered to it (state property) */
     uint64_t qp1_received;
@@ -311,6 +318,8 @@ void vcx_cq_free(VcxState *s, VcxCq *cq);
 void vcx_cq_doorbell(VcxState *s, uint32_t uar, uint64_t value);
 /* Write one 64-byte CQE (owner bit and op_own filled here); false if it was dropped. */
 bool vcx_cq_post(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited);
+/* The executor's part of CQ moderation: the events whose period ended. */
+void vcx_cq_mod_run(VcxState *s);
 
 /* vcx-qp.c */
 uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd);

@@ -474,16 +474,21 @@ void vcx_xport_kick(VcxState *s, VcxQp *qp)
 }
 
 /*
- * QPs queued for the executor, plus one for a due ERR watch and one for NIC work (SQs
- * or frames waiting), for the state property.
+ * QPs queued for the executor, plus one for a due ERR watch, one for NIC work (SQs or
+ * frames waiting) and one per CQ event whose moderation period ended, for the state
+ * property.
  */
 uint32_t vcx_xport_queued(VcxState *s)
 {
     VcxObjects *o = s->objs;
     uint32_t n = o->err_due + vcx_nic_pending(s) + vcx_roce_pending(s);
     VcxQp *qp;
+    VcxCq *cq;
 
     QTAILQ_FOREACH(qp, &o->runq, run_link) {
+        n++;
+    }
+    QTAILQ_FOREACH(cq, &o->modq, mod_link) {
         n++;
     }
     return n;
@@ -1225,6 +1230,7 @@ static void vcx_xport_bh(void *opaque)
     if (o->err_due) {
         vcx_err_watch_run(s, &b);
     }
+    vcx_cq_mod_run(s);
     if (vcx_nic_pending(s)) {
         /* Ethernet SQs and frames received; half the run if QPs wait too */
         VcxBudget nb = b;
@@ -1293,6 +1299,7 @@ void vcx_xport_init(VcxState *s)
 
     QTAILQ_INIT(&o->runq);
     QTAILQ_INIT(&o->errq);
+    QTAILQ_INIT(&o->modq);
     o->err_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, vcx_err_watch_cb, s);
     /* DMA and MSI-X of a run cannot re-enter the device's MMIO (see the header) */
     o->bh = qemu_bh_new_guarded(vcx_xport_bh, s, &DEVICE(s)->mem_reentrancy_guard);

@@ -119,6 +119,9 @@
 #define VCX_CQC_SCQE_BREAK_MODERATION	VCX_FLD(0x00d, 1)
 #define VCX_CQC_OI			VCX_FLD(0x00e, 1)
 #define VCX_CQC_CQ_PERIOD_MODE		VCX_FLD(0x00f, 2)
+#define VCX_CQ_PERIOD_MODE_UPON_EVENT	0	/* the period runs from the last event */
+#define VCX_CQ_PERIOD_MODE_UPON_CQE	1	/* ... from the first CQE after it */
+#define VCX_CQ_MAX_PERIOD		0xfffu	/* cq_period is 12 bits, in us */
 #define VCX_CQC_CQE_COMP_EN		VCX_FLD(0x011, 1)
 #define VCX_CQC_MINI_CQE_RES_FORMAT	VCX_FLD(0x012, 2)
 #define VCX_CQC_ST			VCX_FLD(0x014, 4)

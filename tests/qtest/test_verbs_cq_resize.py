@@ -100,7 +100,7 @@ def caps(v):
     r = v.d.exec(OP["QUERY_HCA_CAP"], op_mod=1, out_len=0x1010)
     c = r.out[0x10:]
     t.eq((get(c, P["VCX_CAP_GEN_CQ_RESIZE"]), get(c, P["VCX_CAP_GEN_CQ_MODERATION"])),
-         (1, 0), "QUERY_HCA_CAP cur: cq_resize 1 (implemented), cq_moderation 0")
+         (1, 1), "QUERY_HCA_CAP cur: cq_resize 1, cq_moderation 1 (test_verbs_cq_moderation)")
 
 
 def grow(v):
