@@ -210,6 +210,11 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 	props->max_sge_rd = ibd->max_sge;
 	props->max_cq = 1 << vcx_cap(vdev, LOG_MAX_CQ);
 	props->max_cqe = (1 << vcx_cap(vdev, LOG_MAX_CQ_SZ)) - 1;
+	if (vcx_cap(vdev, CQ_MODERATION)) {
+		/* cq_max_count is 16 bits, cq_period 12 (vcx_modify_cq) */
+		props->cq_caps.max_cq_moderation_count = U16_MAX;
+		props->cq_caps.max_cq_moderation_period = VCX_CQ_MAX_PERIOD;
+	}
 	props->max_mr = 1 << vcx_cap(vdev, LOG_MAX_MKEY);
 	props->max_pd = 1 << vcx_cap(vdev, LOG_MAX_PD);
 	props->max_qp_rd_atom = 1 << vcx_cap(vdev, LOG_MAX_RA_RES_QP);
@@ -750,6 +755,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 	.get_port_immutable = vcx_ib_get_port_immutable,
 	.mmap = vcx_ib_mmap,
 	.mmap_free = vcx_ib_mmap_free,
+	.modify_cq = vcx_modify_cq,
 	.modify_qp = vcx_modify_qp,
 	.modify_srq = vcx_modify_srq,
 	.poll_cq = vcx_poll_cq,
@@ -825,6 +831,11 @@ int vcx_ib_add(struct vcx_dev *vdev)
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ibd->mac);
 	strscpy(ibdev->node_desc, "vcx HCA", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &vcx_ib_dev_ops);
+	/*
+	 * Kernel CQs polled from softirq or a workqueue get ib_core's adaptive moderation
+	 * (DIM, through vcx_modify_cq), as mlx5_ib opts them in.
+	 */
+	ibdev->use_cq_dim = !!vcx_cap(vdev, CQ_MODERATION);
 	vcx_xrc_set_ops(ibd);
 	err = ib_device_set_netdev(ibdev, ibd->netdev, VCX_IB_PORT);
 	if (err)

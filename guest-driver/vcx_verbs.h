@@ -395,6 +395,7 @@ int vcx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  VCX_CREATE_CQ_UDATA_ARG);
 int vcx_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vcx_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int vcx_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period);
 int vcx_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int vcx_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 void vcx_cq_clean(struct vcx_cq *cq, u32 qpn, struct vcx_srq *srq);

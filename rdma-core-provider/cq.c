@@ -670,6 +670,17 @@ static void copy_resize_cqes(struct vcx_cq *cq, struct vcx_cq_ring *to)
 		  "vcx: CQ 0x%x: no resize CQE after %u CQEs\n", cq->cqn, i - cq->cons_index);
 }
 
+/*
+ * Event moderation (libmlx5 mlx5_modify_cq): the kernel sets the CQ's cq_max_count and
+ * cq_period (MODIFY_CQ op_mod 0); nothing changes on the library's side of the ring.
+ */
+int vcx_modify_cq(struct ibv_cq *ibcq, struct ibv_modify_cq_attr *attr)
+{
+	struct ibv_modify_cq cmd = {};
+
+	return ibv_cmd_modify_cq(ibcq, attr, &cmd, sizeof(cmd));
+}
+
 int vcx_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct vcx_context *ctx = to_vcx_ctx(ibcq->context);

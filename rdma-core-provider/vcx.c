@@ -47,6 +47,7 @@ static const struct verbs_context_ops vcx_ctx_ops = {
 
 	.create_cq = vcx_create_cq,
 	.create_cq_ex = vcx_create_cq_ex,
+	.modify_cq = vcx_modify_cq,
 	.resize_cq = vcx_resize_cq,
 	.poll_cq = vcx_poll_cq,
 	.req_notify_cq = vcx_req_notify_cq,

@@ -272,6 +272,7 @@ struct ibv_cq *vcx_create_cq(struct ibv_context *context, int cqe,
 struct ibv_cq_ex *vcx_create_cq_ex(struct ibv_context *context,
 				   struct ibv_cq_init_attr_ex *attr);
 int vcx_resize_cq(struct ibv_cq *cq, int cqe);
+int vcx_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 int vcx_destroy_cq(struct ibv_cq *cq);
 int vcx_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 int vcx_req_notify_cq(struct ibv_cq *cq, int solicited_only);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Bad input on vcx_0: tests/userspace/vcx_bad_wqe (built on the host into $VCX_BUILD) writes
 # malformed WQEs into its own SQ and checks the error CQEs, the QP in ERR and the flush,
-# and verbs with bad attributes for their errno; afterwards the device and driver must
+# verbs with bad attributes for their errno, and CQ moderation (ibv_modify_cq) holding an
+# event back until its count; afterwards the device and driver must
 # still carry ibv_srq_pingpong (16 QPs on one SRQ, payload checked) over loopback, and the
 # kernel log must be clean.
 . "$(dirname "$0")/lib.sh"

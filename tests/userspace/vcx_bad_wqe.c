@@ -11,10 +11,12 @@
  * requester CQE must carry the status the device documents (docs/device-interface.md
  * "Error syndromes produced"), vendor_err 0; the QP must be in ERR and a WQE posted after it
  * must flush. Then receives and sends posted to a QP moved to ERR must all be flushed
- * (flush_in_err). Output is TAP; the exit status is non-zero on any failure.
+ * (flush_in_err), and CQ moderation through ibv_modify_cq must hold an event back until
+ * its count (cq_moderation). Output is TAP; the exit status is non-zero on any failure.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,6 +484,78 @@ static void bad_verbs(struct env *e)
 		ibv_destroy_cq(cq);
 }
 
+/* 1 if the channel has an event within ms milliseconds (and takes and acks it). */
+static int cq_event_within(struct ibv_comp_channel *ch, int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	if (poll(&pfd, 1, ms) != 1 || ibv_get_cq_event(ch, &ev_cq, &ev_ctx))
+		return 0;
+	ibv_ack_cq_events(ev_cq, 1);
+	return 1;
+}
+
+/*
+ * CQ moderation (ibv_modify_cq; the kernel's vcx_modify_cq, MODIFY_CQ op_mod 0): the
+ * limits ibv_query_device_ex reports, a period past them refused, and the effect: with
+ * cq_count 2 and no period, an armed CQ raises no event for its first completion and one
+ * for its second.
+ */
+static void cq_moderation(struct env *e)
+{
+	struct ibv_modify_cq_attr ma = { .attr_mask = IBV_CQ_ATTR_MODERATE };
+	struct ibv_comp_channel *ch;
+	struct ibv_qp *a, *b;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	int err, n;
+
+	ok(e->dattr.cq_mod_caps.max_cq_count == 65535 &&
+	   e->dattr.cq_mod_caps.max_cq_period == 4095,
+	   "ibv_query_device_ex cq_mod_caps: max_cq_count %u, max_cq_period %u us",
+	   e->dattr.cq_mod_caps.max_cq_count, e->dattr.cq_mod_caps.max_cq_period);
+	ch = ibv_create_comp_channel(e->ctx);
+	cq = ch ? ibv_create_cq(e->ctx, 16, NULL, ch, 0) : NULL;
+	if (!cq)
+		bail("ibv_create_cq with a completion channel");
+	ma.moderate.cq_count = 2;
+	ma.moderate.cq_period = 4096;
+	err = ibv_modify_cq(cq, &ma);
+	ok(err == EINVAL, "ibv_modify_cq cq_period 4096 us > 4095: %s", strerror(err));
+	ma.moderate.cq_period = 0;
+	err = ibv_modify_cq(cq, &ma);
+	ok(!err, "ibv_modify_cq cq_count 2, cq_period 0: %s", strerror(err));
+
+	a = make_qp(e, IBV_QPT_RC, cq);
+	b = make_qp(e, IBV_QPT_RC, e->rcq);
+	err = connect_qp(e, a, b->qp_num) ?: connect_qp(e, b, a->qp_num);
+	ok(!err, "moderation: QP pair connected: %s", strerror(err));
+	if (err)
+		bail("connect");
+	ibv_req_notify_cq(cq, 0);
+	err = post_write(e, a, 1, e->mr->rkey);
+	n = err ? -1 : poll_one(cq, &wc);
+	ok(n == 1 && wc.status == IBV_WC_SUCCESS, "moderation: first write completed");
+	ok(!cq_event_within(ch, 200), "moderation: no event for 1 completion of 2 (200 ms)");
+	err = post_write(e, a, 2, e->mr->rkey);
+	n = err ? -1 : poll_one(cq, &wc);
+	ok(n == 1 && wc.status == IBV_WC_SUCCESS, "moderation: second write completed");
+	ok(cq_event_within(ch, 5000), "moderation: the second completion raises the event");
+	ma.moderate.cq_count = 0;
+	err = ibv_modify_cq(cq, &ma);
+	ibv_req_notify_cq(cq, 0);
+	err = err ?: post_write(e, a, 3, e->mr->rkey);
+	n = err ? -1 : poll_one(cq, &wc);
+	ok(n == 1 && cq_event_within(ch, 5000),
+	   "moderation off (count 0, period 0): an event for the next completion");
+	if (ibv_destroy_qp(a) || ibv_destroy_qp(b) || ibv_destroy_cq(cq) ||
+	    ibv_destroy_comp_channel(ch))
+		ok(0, "moderation: destroy: %s", strerror(errno));
+	drain(e->rcq);
+}
+
 int main(void)
 {
 	const struct bad_case cases[] = {
@@ -544,6 +618,7 @@ int main(void)
 	}
 	flush_in_err(&e);
 	bad_verbs(&e);
+	cq_moderation(&e);
 
 	ibv_destroy_cq(e.scq);
 	ibv_destroy_cq(e.rcq);
