@@ -355,41 +355,32 @@ def error_counters(v):
         dealloc_qc(v, qa)
 
     # the responder's: a receive WQE through a key that does not exist (the requester gets
-    # a NAK remote operational error), a SEND invalidating a key it may not
-    qa, qb = alloc_qc(v), alloc_qc(v)
-    a, b = pair(v, pd, cq)
-    set_counter(v, a, qa)
-    set_counter(v, b, qb)
-    b.post_recv([(buf + 0x2000, 64, key ^ 0x100)])
-    a.post_send(SEND, dseg(buf, 16, key))
-    v.settle()
-    t.eq(sorted(f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()),
-         sorted([(a.qpn, 0xd, 0x14), (b.qpn, 0xe, 0x04)]),
-         "receive WQE through an unknown key: local protection error (0x04) at the "
-         "responder, remote operational error (0x14) at the requester")
-    t.eq((query_qc(v, qa, *EE), query_qc(v, qb, *EE)),
-         (ee(req_cqe_error=1, req_remote_operation_errors=1),
-          ee(resp_cqe_error=1, resp_local_protection=1)),
-         "req_remote_operation_errors 1; resp_local_protection 1")
-    dealloc_qc(v, qa)
-    dealloc_qc(v, qb)
-    qa, qb = alloc_qc(v), alloc_qc(v)
-    a, b = pair(v, pd, cq)
-    set_counter(v, a, qa)
-    set_counter(v, b, qb)
-    b.post_recv([(buf + 0x2000, 64, key)])
-    a.post_send(0x01, inline(b"inv"), imm=key)      # SEND_INV of a key without umr_en
-    v.settle()
-    t.eq(sorted(f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()),
-         sorted([(a.qpn, 0xd, 0x12), (b.qpn, 0xe, 0x02)]),
-         "SEND_INV of a key not invalidatable: local QP operation error (0x02) at the "
-         "responder, remote invalid request (0x12) at the requester")
-    t.eq((query_qc(v, qa, *EE), query_qc(v, qb, *EE)),
-         (ee(req_cqe_error=1, req_remote_invalid_request=1),
-          ee(resp_cqe_error=1, resp_local_qp_error=1, resp_remote_invalid_request=1)),
-         "req_remote_invalid_request 1; resp_local_qp_error 1, resp_remote_invalid_request 1")
-    dealloc_qc(v, qa)
-    dealloc_qc(v, qb)
+    # a NAK remote operational error), a SEND invalidating a key it may not (no umr_en)
+    for recv_key, post, synds, req_ee, resp_ee, what in (
+            (key ^ 0x100, lambda a: a.post_send(SEND, dseg(buf, 16, key)), (0x14, 0x04),
+             {"req_remote_operation_errors": 1}, {"resp_local_protection": 1},
+             "receive WQE through an unknown key: local protection error (0x04) at the "
+             "responder, remote operational error (0x14) at the requester"),
+            (key, lambda a: a.post_send(0x01, inline(b"inv"), imm=key), (0x12, 0x02),
+             {"req_remote_invalid_request": 1},
+             {"resp_local_qp_error": 1, "resp_remote_invalid_request": 1},
+             "SEND_INV of a key not invalidatable: local QP operation error (0x02) at the "
+             "responder, remote invalid request (0x12) at the requester")):
+        qa, qb = alloc_qc(v), alloc_qc(v)
+        a, b = pair(v, pd, cq)
+        set_counter(v, a, qa)
+        set_counter(v, b, qb)
+        b.post_recv([(buf + 0x2000, 64, recv_key)])
+        post(a)
+        v.settle()
+        t.eq(sorted(f(e, "qpn", "opcode", "syndrome") for e in cq.poll_all()),
+             sorted([(a.qpn, 0xd, synds[0]), (b.qpn, 0xe, synds[1])]), what)
+        t.eq((query_qc(v, qa, *EE), query_qc(v, qb, *EE)),
+             (ee(req_cqe_error=1, **req_ee), ee(resp_cqe_error=1, **resp_ee)),
+             "requester's counter: req_cqe_error 1, %s; responder's: resp_cqe_error 1, %s"
+             % (", ".join("%s 1" % n for n in req_ee), ", ".join("%s 1" % n for n in resp_ee)))
+        dealloc_qc(v, qa)
+        dealloc_qc(v, qb)
 
     # RNR retry exhaustion
     qa = alloc_qc(v)
