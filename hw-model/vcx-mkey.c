@@ -336,10 +336,14 @@ VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
     return mk;
 }
 
-/* Guest address of va, and how many bytes from there stay contiguous. */
-static bool vcx_mkey_xlate(const VcxMkey *mk, uint64_t va, uint64_t *pa, uint64_t *room)
+/*
+ * Guest address of va, and how many bytes from there stay contiguous in guest memory (at
+ * least to the end of va's MTT page; further pages only while fewer than want bytes).
+ */
+static bool vcx_mkey_xlate(const VcxMkey *mk, uint64_t va, uint64_t want, uint64_t *pa,
+                           uint64_t *room)
 {
-    uint64_t rel, idx;
+    uint64_t rel, idx, page;
 
     if (mk->access_mode == VCX_MKC_ACCESS_MODE_PA) {
         *pa = va;
@@ -351,8 +355,17 @@ static bool vcx_mkey_xlate(const VcxMkey *mk, uint64_t va, uint64_t *pa, uint64_
     if (va < (mk->start & ~vcx_mkey_page_mask(mk)) || idx >= mk->nmtt) {
         return false;
     }
+    page = 1ull << mk->log_page_size;
     *pa = mk->mtt[idx] + (rel & vcx_mkey_page_mask(mk));
-    *room = (1ull << mk->log_page_size) - (rel & vcx_mkey_page_mask(mk));
+    *room = page - (rel & vcx_mkey_page_mask(mk));
+    /*
+     * Pages that follow each other in guest memory too are one run: one mapping or DMA
+     * for it rather than one per page (at most want / page steps).
+     */
+    while (*room < want && idx + 1 < mk->nmtt && mk->mtt[idx + 1] == mk->mtt[idx] + page) {
+        *room += page;
+        idx++;
+    }
     return true;
 }
 
@@ -398,7 +411,7 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
         uint32_t n;
         MemTxResult r;
 
-        if (!vcx_mkey_xlate(mk, va, &pa, &room)) {
+        if (!vcx_mkey_xlate(mk, va, len, &pa, &room)) {
             return MEMTX_DECODE_ERROR;
         }
         n = MIN(len, room);
@@ -427,7 +440,7 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
  * Zero-copy: the bytes at va of an already checked key as host memory, mapped in place
  * through the device's bus-master address space, when they are guest RAM the device may
  * access directly. *n is how much the mapping covers: at most len, never past the end of
- * an MTT page. NULL when they are anything else (MMIO, the device's own BAR, a ROM for a
+ * a run of MTT pages that are contiguous in guest memory. NULL when they are anything else (MMIO, the device's own BAR, a ROM for a
  * write, unassigned space, bus mastering off, a key outside its range): the caller then
  * takes vcx_mkey_rw, whose bounce copy reports the error. Every mapping is given back
  * with vcx_mkey_unmap before the executor run ends, so no guest page stays mapped
@@ -451,7 +464,7 @@ void *vcx_mkey_map(VcxState *s, VcxMkey *mk, uint64_t va, uint32_t len, bool wri
     }
     if (!len || (!mk->length64 &&
                  (va < mk->start || len > mk->len || va - mk->start > mk->len - len)) ||
-        !vcx_mkey_xlate(mk, va, &pa, &room)) {
+        !vcx_mkey_xlate(mk, va, len, &pa, &room)) {
         return NULL;
     }
     plen = MIN(len, room);
