@@ -5,7 +5,7 @@ guest buffer to guest buffer in pieces mapped in place, cut at every SGE and MTT
 boundary of either side. Payloads are compared byte for byte: SENDs whose gather and
 scatter lists cut the message at different places (inline bytes, odd lengths and
 addresses), RDMA WRITE and READ between an MTT key with its pages out of order and a
-PA-mode key, a WRITE whose source and destination overlap, and a WRITE into the
+PA-mode key, and through one whose pages form runs contiguous in guest memory, a WRITE whose source and destination overlap, and a WRITE into the
 device's own BAR, which is not RAM: it takes the bounce path and fails as before."""
 import os
 import struct
@@ -76,6 +76,33 @@ def mtt_and_pa(v):
           if cqe_fields(e)["qpn"] == a.qpn], [(0, 0), (0, 0)], "both complete without error")
 
 
+def mtt_runs(v):
+    """MTT pages that follow each other in guest memory move as one run; a page that does
+    not follow ends it, even when it lies right after an earlier page of the key."""
+    pd = v.alloc_pd()
+    g = v.alloc(0x4000)
+    h = v.alloc(0x3000)
+    order = [g, g + 0x1000, g + 0x2000, h, h + 0x1000, g + 0x3000, h + 0x2000]
+    m = v.create_mkey(pd, 0x7000000, 0x7000, pages=order)
+    flat = v.alloc(0x10000)
+    pa = v.create_mkey(pd, 0, 0, mode=0, length64=True, key=0x46)
+    cq = v.create_cq()
+    a, b = rc_pair(v, pd, cq)
+    data = pattern(0x6ffd, 3)
+    v.qt.memwrite(g, bytes(0x4000))
+    v.qt.memwrite(h, bytes(0x3000))
+    v.qt.memwrite(flat + 3, data)
+    a.post_send(WRITE, raddr(0x7000002, m) + dseg(flat + 3, len(data), pa))
+    back = b"".join(v.qt.memread(p, 0x1000) for p in order)
+    t.ok(back[2:2 + len(data)] == data and back[:2] == bytes(2) and back[-1:] == bytes(1),
+         "WRITE across runs of 3, 2, 1 and 1 guest-contiguous pages: every page right, "
+         "nothing outside")
+    a.post_send(READ, raddr(0x7000002, m) + dseg(flat + 0x8001, len(data), pa))
+    t.ok(v.qt.memread(flat + 0x8001, len(data)) == data, "READ back through the same key")
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()
+          if cqe_fields(e)["qpn"] == a.qpn], [(0, 0), (0, 0)], "both complete without error")
+
+
 def overlap(v):
     pd, buf, key, cq = pd_buf_key_cq(v)
     a, b = rc_pair(v, pd, cq)
@@ -105,7 +132,8 @@ def own_bar(v):
 
 
 def main():
-    run_cases(t, (("sge_cuts", sge_cuts), ("mtt_and_pa", mtt_and_pa), ("overlap", overlap),
+    run_cases(t, (("sge_cuts", sge_cuts), ("mtt_and_pa", mtt_and_pa), ("mtt_runs", mtt_runs),
+                  ("overlap", overlap),
                   ("own_bar", own_bar)))
 
 
