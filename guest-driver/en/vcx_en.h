@@ -81,6 +81,19 @@ struct vcx_en_cq {
 	bool created;
 };
 
+/*
+ * Completion event moderation of a CQ kind (ethtool -c/-C): cq_period in us and
+ * cq_max_count, with the device's cq_moderation cap (mlx5e's defaults, period counted
+ * from the last event: 16 us, 32 CQEs).
+ */
+struct vcx_en_coal {
+	u16 usecs;
+	u16 frames;
+};
+
+#define VCX_EN_COAL_USECS	16
+#define VCX_EN_COAL_FRAMES	32
+
 struct vcx_en_tx_dma {
 	dma_addr_t addr;
 	u32 len;
@@ -244,6 +257,7 @@ struct vcx_en_priv {
 	struct vcx_en_ring_stats *rx_stats;
 	struct vcx_en_vport_stats vport;
 	u32 msg_enable;
+	struct vcx_en_coal rx_coal, tx_coal;	/* all 0 without the cap */
 };
 
 static inline struct vcx_en_priv *vcx_en_priv(struct net_device *ndev)
@@ -256,7 +270,9 @@ void vcx_en_destroy_obj(struct vcx_dev *vdev, u16 opcode, u32 num);
 void vcx_en_fill_wq(u8 *wq, u32 pdn, u32 uar, dma_addr_t db, u32 log_stride, u32 log_sz,
 		    dma_addr_t buf, size_t npages);
 int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
-		     struct vcx_en_cq *cq, u32 log_nent);
+		     struct vcx_en_cq *cq, u32 log_nent, const struct vcx_en_coal *coal);
+int vcx_en_modify_cq_moderation(struct vcx_en_priv *priv, struct vcx_en_cq *cq,
+				const struct vcx_en_coal *coal);
 void vcx_en_destroy_cq(struct vcx_en_priv *priv, struct vcx_en_cq *cq);
 int vcx_en_add(struct vcx_dev *vdev);
 void vcx_en_remove(struct vcx_dev *vdev);

@@ -3,7 +3,9 @@
  * vcx: ethtool operations of the port netdev (a small part of mlx5e's en_ethtool.c):
  * -i (driver, firmware, bus), -S (per-ring software counters, the vport counters of
  * QUERY_VPORT_COUNTER and out_of_buffer of the RQs' Q counter), -l/-L (combined
- * channels, at most one per completion EQ) and -g (fixed ring sizes; -G is not offered).
+ * channels, at most one per completion EQ), -g (fixed ring sizes; -G is not offered) and
+ * -c/-C (static completion moderation, rx/tx usecs and frames, with the device's
+ * cq_moderation cap; no adaptive moderation).
  */
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
@@ -209,6 +211,60 @@ static void vcx_en_get_ringparam(struct net_device *ndev, struct ethtool_ringpar
 	ring->tx_pending = VCX_EN_SQ_SIZE;
 }
 
+static int vcx_en_get_coalesce(struct net_device *ndev, struct ethtool_coalesce *c,
+				struct kernel_ethtool_coalesce *kc,
+				struct netlink_ext_ack *extack)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+
+	if (!vcx_get(priv->vdev->caps.general, VCX_CAP_GEN_CQ_MODERATION))
+		return -EOPNOTSUPP;
+	c->rx_coalesce_usecs = priv->rx_coal.usecs;
+	c->rx_max_coalesced_frames = priv->rx_coal.frames;
+	c->tx_coalesce_usecs = priv->tx_coal.usecs;
+	c->tx_max_coalesced_frames = priv->tx_coal.frames;
+	return 0;
+}
+
+/*
+ * As mlx5e_ethtool_set_coalesce without its adaptive modes: periods up to 4095 us and
+ * counts up to 65535 (the cqc fields), else ERANGE; the open channels' CQs take the new
+ * values at once (MODIFY_CQ), later ones at creation.
+ */
+static int vcx_en_set_coalesce(struct net_device *ndev, struct ethtool_coalesce *c,
+				struct kernel_ethtool_coalesce *kc,
+				struct netlink_ext_ack *extack)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+	struct vcx_en_coal rx = { c->rx_coalesce_usecs, c->rx_max_coalesced_frames };
+	struct vcx_en_coal tx = { c->tx_coalesce_usecs, c->tx_max_coalesced_frames };
+	int i, err = 0;
+
+	if (!vcx_get(priv->vdev->caps.general, VCX_CAP_GEN_CQ_MODERATION))
+		return -EOPNOTSUPP;
+	if (c->rx_coalesce_usecs > VCX_CQ_MAX_PERIOD || c->tx_coalesce_usecs > VCX_CQ_MAX_PERIOD) {
+		NL_SET_ERR_MSG_MOD(extack, "coalesce usecs are at most 4095");
+		return -ERANGE;
+	}
+	if (c->rx_max_coalesced_frames > U16_MAX || c->tx_max_coalesced_frames > U16_MAX) {
+		NL_SET_ERR_MSG_MOD(extack, "coalesced frames are at most 65535");
+		return -ERANGE;
+	}
+	mutex_lock(&priv->state_lock);
+	priv->rx_coal = rx;
+	priv->tx_coal = tx;
+	for (i = 0; i < priv->open_channels && !err; i++) {
+		struct vcx_en_channel *ch = &priv->channels[i];
+
+		if (ch->rq.cq.created)
+			err = vcx_en_modify_cq_moderation(priv, &ch->rq.cq, &rx);
+		if (!err && ch->sq.cq.created)
+			err = vcx_en_modify_cq_moderation(priv, &ch->sq.cq, &tx);
+	}
+	mutex_unlock(&priv->state_lock);
+	return err;
+}
+
 static u32 vcx_en_get_msglevel(struct net_device *ndev)
 {
 	return vcx_en_priv(ndev)->msg_enable;
@@ -220,6 +276,7 @@ static void vcx_en_set_msglevel(struct net_device *ndev, u32 val)
 }
 
 const struct ethtool_ops vcx_en_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_MAX_FRAMES,
 	.get_drvinfo = vcx_en_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_strings = vcx_en_get_strings,
@@ -228,6 +285,8 @@ const struct ethtool_ops vcx_en_ethtool_ops = {
 	.get_channels = vcx_en_get_channels,
 	.set_channels = vcx_en_set_channels,
 	.get_ringparam = vcx_en_get_ringparam,
+	.get_coalesce = vcx_en_get_coalesce,
+	.set_coalesce = vcx_en_set_coalesce,
 	.get_msglevel = vcx_en_get_msglevel,
 	.set_msglevel = vcx_en_set_msglevel,
 };

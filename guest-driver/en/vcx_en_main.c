@@ -282,7 +282,7 @@ void vcx_en_cq_arm(struct vcx_en_priv *priv, struct vcx_en_cq *cq)
 }
 
 int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
-			    struct vcx_en_cq *cq, u32 log_nent)
+			    struct vcx_en_cq *cq, u32 log_nent, const struct vcx_en_coal *coal)
 {
 	struct vcx_dev *vdev = priv->vdev;
 	struct device *dev = vcx_dev(vdev);
@@ -318,6 +318,8 @@ int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
 	vcx_set(cqc, VCX_CQC_UAR_PAGE, vdev->uar_index);
 	vcx_set(cqc, VCX_CQC_C_EQN, ch->eqn);
 	vcx_set(cqc, VCX_CQC_LOG_PAGE_SIZE, 0);
+	vcx_set(cqc, VCX_CQC_CQ_PERIOD, coal->usecs);
+	vcx_set(cqc, VCX_CQC_CQ_MAX_COUNT, coal->frames);
 	vcx_set64(cqc, VCX_CQC_DBR_ADDR, cq->db_dma);
 	pas = in + VCX_CREATE_CQ_IN_PAS_AT;
 	for (i = 0; i < npages; i++)
@@ -342,6 +344,23 @@ err_buf:
 	dma_free_coherent(dev, cq->size, cq->buf, cq->dma);
 	cq->buf = NULL;
 	return err;
+}
+
+/* New moderation for a CQ that exists (mlx5_core_modify_cq_moderation). */
+int vcx_en_modify_cq_moderation(struct vcx_en_priv *priv, struct vcx_en_cq *cq,
+				const struct vcx_en_coal *coal)
+{
+	u8 in[VCX_MODIFY_CQ_IN_LEN] = {};
+	u8 out[VCX_CMD_HDR_SIZE] = {};
+	u8 *cqc = in + VCX_MODIFY_CQ_IN_CQC_AT;
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_CQ);
+	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_MODIFY_CQ_OP_MOD_MODIFY);
+	vcx_set(in, VCX_MODIFY_CQ_IN_CQN, cq->cqn);
+	vcx_set(in, VCX_MODIFY_CQ_IN_FIELD_SELECT, VCX_CQ_MODIFY_PERIOD | VCX_CQ_MODIFY_COUNT);
+	vcx_set(cqc, VCX_CQC_CQ_PERIOD, coal->usecs);
+	vcx_set(cqc, VCX_CQC_CQ_MAX_COUNT, coal->frames);
+	return vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
 }
 
 void vcx_en_destroy_cq(struct vcx_en_priv *priv, struct vcx_en_cq *cq)
@@ -438,9 +457,10 @@ static int vcx_en_open_channel(struct vcx_en_priv *priv, struct vcx_en_channel *
 	ch->eqn = vdev->comp_eqs[ix % vdev->num_comp_eqs].eqn;
 	netif_napi_add(priv->netdev, &ch->napi, vcx_en_napi_poll);
 
-	err = vcx_en_create_cq(priv, ch, &ch->sq.cq, VCX_EN_LOG_SQ_SIZE);
+	err = vcx_en_create_cq(priv, ch, &ch->sq.cq, VCX_EN_LOG_SQ_SIZE, &priv->tx_coal);
 	if (!err)
-		err = vcx_en_create_cq(priv, ch, &ch->rq.cq, VCX_EN_LOG_RQ_SIZE);
+		err = vcx_en_create_cq(priv, ch, &ch->rq.cq, VCX_EN_LOG_RQ_SIZE,
+				       &priv->rx_coal);
 	if (!err)
 		err = vcx_en_create_sq(priv, ch);
 	if (!err)
@@ -833,6 +853,11 @@ int vcx_en_add(struct vcx_dev *vdev)
 	if (!why) {
 		priv->max_channels = nch;
 		priv->num_channels = nch;
+		if (vcx_get(vdev->caps.general, VCX_CAP_GEN_CQ_MODERATION)) {
+			priv->rx_coal = (struct vcx_en_coal) { VCX_EN_COAL_USECS,
+							       VCX_EN_COAL_FRAMES };
+			priv->tx_coal = priv->rx_coal;
+		}
 		priv->tx_stats = kcalloc(nch, sizeof(*priv->tx_stats), GFP_KERNEL);
 		priv->rx_stats = kcalloc(nch, sizeof(*priv->rx_stats), GFP_KERNEL);
 		if (!priv->tx_stats || !priv->rx_stats) {

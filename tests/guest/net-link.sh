@@ -12,6 +12,8 @@
 #         with traffic after each and the device's NIC objects gone after each unload.
 #   peer: vcx0 in vm0, a plain virtio-net in vm1 (--peer virtio): ping, ping6 and the
 #         transfer both ways at MTU 1500, vcx0's counters checked.
+#   Both: vcx0's completion moderation (ethtool -c/-C): mlx5e's defaults, a period past
+#         4095 us refused, new values read back and in force for the transfers after.
 #   any:  whatever each VM has on the link, no check of it (to try the runner by hand,
 #         e.g. --link-nics virtio,virtio); NET_STEPS picks steps then.
 # NET_CAPTURE=1: the runner's --capture filter (/objects/vcxcap) is on; vm0 turns it off
@@ -24,8 +26,8 @@
 
 mode=${1:?usage: net-link.sh full|peer|any}
 case "$mode" in
-full) steps="setup ping small capture-off bulk-1500 jumbo bulk-9000 mtu-1500 link reload" ;;
-peer) steps="setup ping small capture-off bulk-1500" ;;
+full) steps="setup ping coalesce small capture-off bulk-1500 jumbo bulk-9000 mtu-1500 link reload" ;;
+peer) steps="setup ping coalesce small capture-off bulk-1500" ;;
 any) steps="setup ping small capture-off bulk-1500" ;;
 *) fail "unknown mode $mode" ;;
 esac
@@ -178,6 +180,27 @@ step_ping() {
 	log "ping -6 $PEER6: $(grep -o '[0-9]* received' <<<"$out")"
 	vm_signal ping
 	vm_wait ping $WAIT >/dev/null
+}
+
+# Completion moderation of vcx0's CQs (ethtool -c/-C, docs/driver.md): the defaults, a
+# refused period, and other values, which the transfers after this step run with.
+step_coalesce() {
+	local c
+	is_vcx || return 0
+	c=$(ethtool -c "$IF") || fail "ethtool -c $IF"
+	for f in rx-usecs:16 rx-frames:32 tx-usecs:16 tx-frames:32; do
+		grep -Eq "^${f%%:*}:[[:space:]]+${f#*:}\$" <<<"$c" ||
+			fail "ethtool -c $IF: no $f (mlx5e's defaults): $(tr '\n' ' ' <<<"$c")"
+	done
+	! ethtool -C "$IF" rx-usecs 5000 2>/dev/null || fail "ethtool -C $IF rx-usecs 5000 accepted (at most 4095)"
+	ethtool -C "$IF" rx-usecs 8 rx-frames 4 tx-usecs 3 tx-frames 64 ||
+		fail "ethtool -C $IF rx-usecs 8 rx-frames 4 tx-usecs 3 tx-frames 64"
+	c=$(ethtool -c "$IF") || fail "ethtool -c $IF"
+	for f in rx-usecs:8 rx-frames:4 tx-usecs:3 tx-frames:64; do
+		grep -Eq "^${f%%:*}:[[:space:]]+${f#*:}\$" <<<"$c" ||
+			fail "ethtool -c $IF after -C: no $f: $(tr '\n' ' ' <<<"$c")"
+	done
+	log "ethtool -C: rx 8 us / 4 frames, tx 3 us / 64 frames in force"
 }
 
 step_small() {
