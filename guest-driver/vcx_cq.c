@@ -847,30 +847,38 @@ int vcx_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 }
 
 /*
- * Event moderation (mlx5_ib_modify_cq): MODIFY_CQ op_mod 0 sets cq_max_count and
- * cq_period (microseconds, 12 bits); the device then raises an armed CQ's event after
- * that many CQEs or that time. ib_core's adaptive moderation drives it for kernel CQs
+ * Event moderation of any CQ of the function, RDMA or Ethernet: MODIFY_CQ op_mod 0 sets
+ * cq_max_count and cq_period (microseconds, 12 bits); the device then raises an armed
+ * CQ's event after that many CQEs or that time.
+ */
+int vcx_cq_modify_moderation(struct vcx_dev *vdev, u32 cqn, u16 cq_count, u16 cq_period)
+{
+	u8 in[VCX_MODIFY_CQ_IN_LEN] = {};
+	u8 out[VCX_CMD_HDR_SIZE] = {};
+	u8 *cqc = in + VCX_MODIFY_CQ_IN_CQC_AT;
+
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_CQ);
+	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_MODIFY_CQ_OP_MOD_MODIFY);
+	vcx_set(in, VCX_MODIFY_CQ_IN_CQN, cqn);
+	vcx_set(in, VCX_MODIFY_CQ_IN_FIELD_SELECT, VCX_CQ_MODIFY_PERIOD | VCX_CQ_MODIFY_COUNT);
+	vcx_set(cqc, VCX_CQC_CQ_PERIOD, cq_period);
+	vcx_set(cqc, VCX_CQC_CQ_MAX_COUNT, cq_count);
+	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
+}
+
+/*
+ * The verb (mlx5_ib_modify_cq). ib_core's adaptive moderation drives it for kernel CQs
  * polled from softirq or a workqueue (use_cq_dim, vcx_ib_add), ibv_modify_cq for others.
  */
 int vcx_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 {
 	struct vcx_cq *cq = to_vcq(ibcq);
-	struct vcx_dev *vdev = cq->vdev;
-	u8 in[VCX_MODIFY_CQ_IN_LEN] = {};
-	u8 out[VCX_CMD_HDR_SIZE] = {};
-	u8 *cqc = in + VCX_MODIFY_CQ_IN_CQC_AT;
 
-	if (!vcx_cap(vdev, CQ_MODERATION))
+	if (!vcx_cap(cq->vdev, CQ_MODERATION))
 		return -EOPNOTSUPP;
 	if (cq_period > VCX_CQ_MAX_PERIOD)
 		return -EINVAL;
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_CQ);
-	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_MODIFY_CQ_OP_MOD_MODIFY);
-	vcx_set(in, VCX_MODIFY_CQ_IN_CQN, cq->cqn);
-	vcx_set(in, VCX_MODIFY_CQ_IN_FIELD_SELECT, VCX_CQ_MODIFY_PERIOD | VCX_CQ_MODIFY_COUNT);
-	vcx_set(cqc, VCX_CQC_CQ_PERIOD, cq_period);
-	vcx_set(cqc, VCX_CQC_CQ_MAX_COUNT, cq_count);
-	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
+	return vcx_cq_modify_moderation(cq->vdev, cq->cqn, cq_count, cq_period);
 }
 
 /* Completion EQE (hard IRQ of a completion EQ). */

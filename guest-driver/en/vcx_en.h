@@ -271,8 +271,6 @@ void vcx_en_fill_wq(u8 *wq, u32 pdn, u32 uar, dma_addr_t db, u32 log_stride, u32
 		    dma_addr_t buf, size_t npages);
 int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
 		     struct vcx_en_cq *cq, u32 log_nent, const struct vcx_en_coal *coal);
-int vcx_en_modify_cq_moderation(struct vcx_en_priv *priv, struct vcx_en_cq *cq,
-				const struct vcx_en_coal *coal);
 void vcx_en_destroy_cq(struct vcx_en_priv *priv, struct vcx_en_cq *cq);
 int vcx_en_add(struct vcx_dev *vdev);
 void vcx_en_remove(struct vcx_dev *vdev);

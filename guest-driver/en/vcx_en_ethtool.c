@@ -257,9 +257,11 @@ static int vcx_en_set_coalesce(struct net_device *ndev, struct ethtool_coalesce 
 		struct vcx_en_channel *ch = &priv->channels[i];
 
 		if (ch->rq.cq.created)
-			err = vcx_en_modify_cq_moderation(priv, &ch->rq.cq, &rx);
+			err = vcx_cq_modify_moderation(priv->vdev, ch->rq.cq.cqn, rx.frames,
+						       rx.usecs);
 		if (!err && ch->sq.cq.created)
-			err = vcx_en_modify_cq_moderation(priv, &ch->sq.cq, &tx);
+			err = vcx_cq_modify_moderation(priv->vdev, ch->sq.cq.cqn, tx.frames,
+						       tx.usecs);
 	}
 	mutex_unlock(&priv->state_lock);
 	return err;

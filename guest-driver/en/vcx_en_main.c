@@ -346,23 +346,6 @@ err_buf:
 	return err;
 }
 
-/* New moderation for a CQ that exists (mlx5_core_modify_cq_moderation). */
-int vcx_en_modify_cq_moderation(struct vcx_en_priv *priv, struct vcx_en_cq *cq,
-				const struct vcx_en_coal *coal)
-{
-	u8 in[VCX_MODIFY_CQ_IN_LEN] = {};
-	u8 out[VCX_CMD_HDR_SIZE] = {};
-	u8 *cqc = in + VCX_MODIFY_CQ_IN_CQC_AT;
-
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_CQ);
-	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_MODIFY_CQ_OP_MOD_MODIFY);
-	vcx_set(in, VCX_MODIFY_CQ_IN_CQN, cq->cqn);
-	vcx_set(in, VCX_MODIFY_CQ_IN_FIELD_SELECT, VCX_CQ_MODIFY_PERIOD | VCX_CQ_MODIFY_COUNT);
-	vcx_set(cqc, VCX_CQC_CQ_PERIOD, coal->usecs);
-	vcx_set(cqc, VCX_CQC_CQ_MAX_COUNT, coal->frames);
-	return vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
-}
-
 void vcx_en_destroy_cq(struct vcx_en_priv *priv, struct vcx_en_cq *cq)
 {
 	struct vcx_dev *vdev = priv->vdev;
