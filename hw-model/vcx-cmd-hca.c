@@ -120,9 +120,16 @@ static const VcxCapValue vcx_cap_values[] = {
     /* UD multicast groups: ATTACH_TO_MCG / DETACH_FROM_MCG (roce/vcx-roce-mcg.c) */
     GEN(LOG_MAX_MCG, VCX_LOG_MAX_MCG, VCX_LOG_MAX_MCG),
     GEN(MAX_QP_MCG, VCX_MAX_QP_MCG, VCX_MAX_QP_MCG),
-    /* MODIFY_CQ resize, and event moderation by count and period (vcx-cq.c) */
+    /*
+     * MODIFY_CQ resize, and event moderation by count and period (vcx-cq.c), the period
+     * counted from the last event or from the first CQE after it, either chosen at
+     * CREATE_CQ or changed by MODIFY_CQ. scqe_break_moderation stays 0: CREATE_CQ
+     * refuses scqe_break_moderation_en.
+     */
     GEN(CQ_RESIZE, 1, 1),
     GEN(CQ_MODERATION, 1, 1),
+    GEN(CQ_PERIOD_MODE_MODIFY, 1, 1),
+    GEN(CQ_PERIOD_START_FROM_CQE, 1, 1),
     /* UMR WQEs (vcx-mkey.c): MTT translations loaded at any octoword offset */
     GEN(UMR_EXTENDED_TRANSLATION_OFFSET, 1, 1),
     /* memory windows: KLM keys bound by UMR WQEs, invalidation (vcx-mkey.c) */

@@ -18,9 +18,10 @@
  * completion EQE (type 0, CQN at EQE byte 0x38) to its c_eqn and is then fired until
  * the next arm. Arming for any CQE while CQEs past ci exist fires at once.
  *
- * Moderation (cap cq_moderation = 1; CREATE_CQ, or MODIFY_CQ op_mod 0 with
- * modify_field_select period, count, period mode; oi too): an armed CQ's event waits
- * until cq_max_count CQEs were written since the last event, or cq_period microseconds
+ * Moderation (caps cq_moderation, cq_period_mode_modify and cq_period_start_from_cqe = 1;
+ * CREATE_CQ, or MODIFY_CQ op_mod 0 with modify_field_select period, count, period mode;
+ * oi too; period modes 2 and 3 are reserved: BAD_PARAM): an armed CQ's event waits until
+ * cq_max_count CQEs were written since the last event, or cq_period microseconds
  * (QEMU_CLOCK_VIRTUAL) have passed since the period's start: the last event
  * (cq_period_mode 0, upon event; an idle CQ's first CQE then fires at once) or the
  * first CQE after it (mode 1, upon CQE). 0 turns either bound off; both 0 is an event
@@ -70,7 +71,22 @@ enum {
     SYND_CQ_RESIZE_OUTSTANDING,
     SYND_CQ_RESIZE_FULL,
     SYND_CQ_RESIZE_CQE_WRITE,
+    SYND_CQ_PERIOD_MODE,
+    SYND_CQ_SCQE_BREAK,
 };
+
+/* cq_period_mode: 0 and 1 are defined (PRM "CQ moderation"); 2 and 3 are reserved. */
+static uint8_t vcx_cq_check_period_mode(VcxCmd *cmd, const uint8_t *cqc)
+{
+    uint32_t mode = vcx_get(cqc, VCX_CQC_CQ_PERIOD_MODE);
+
+    if (mode > VCX_CQ_PERIOD_MODE_UPON_CQE) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_PERIOD_MODE,
+                            "cq_period_mode %u reserved (0: upon event, 1: upon CQE)",
+                            mode);
+    }
+    return VCX_CMD_STAT_OK;
+}
 
 static MemTxResult vcx_cq_write_cqe(VcxState *s, VcxCq *cq, uint8_t *cqe, bool solicited);
 static void vcx_cq_error(VcxState *s, VcxCq *cq, uint8_t cq_status, uint8_t synd);
@@ -118,6 +134,14 @@ uint8_t vcx_cmd_create_cq(VcxState *s, VcxCmd *cmd)
         vcx_get(cqc, VCX_CQC_MINI_CQE_RES_FORMAT)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_COMPRESSION,
                             "CQE compression / collapsed CQ not supported");
+    }
+    if (vcx_get(cqc, VCX_CQC_SCQE_BREAK_MODERATION)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_SCQE_BREAK,
+                            "scqe_break_moderation_en: cap scqe_break_moderation is 0");
+    }
+    status = vcx_cq_check_period_mode(cmd, cqc);
+    if (status) {
+        return status;
     }
     if (!vcx_uar_allocated(s, uar)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_UAR,
@@ -352,6 +376,12 @@ uint8_t vcx_cmd_modify_cq(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_CQ_FIELD_SELECT,
                             "modify_field_select 0x%x: bits 0x%x not supported", sel,
                             sel & ~known);
+    }
+    if (sel & VCX_CQ_MODIFY_PERIOD_MODE) {
+        status = vcx_cq_check_period_mode(cmd, cqc);
+        if (status) {
+            return status;
+        }
     }
     if (sel & VCX_CQ_MODIFY_PERIOD) {
         cq->cq_period = vcx_get(cqc, VCX_CQC_CQ_PERIOD);

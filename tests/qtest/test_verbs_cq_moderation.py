@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """CQ event moderation (PRM "CQ moderation"; mlx5_ib_modify_cq and ib_core's adaptive
-moderation use it): the cq_moderation capability; MODIFY_CQ op_mod 0 with
+moderation use it): the cq_moderation, cq_period_mode_modify and cq_period_start_from_cqe
+capabilities (scqe_break_moderation 0, its CQC bit refused); reserved period modes
+refused by CREATE_CQ and MODIFY_CQ; MODIFY_CQ op_mod 0 with
 modify_field_select period, count and period mode, read back by QUERY_CQ; an armed CQ's
 completion event after cq_max_count CQEs, or when cq_period microseconds of the virtual
 clock have passed since the last event (mode 0: an idle CQ fires at once) or since the
@@ -70,8 +72,21 @@ def rearm(v, cq):
 def caps_and_query(v):
     for mode in (0, 1):
         r = v.d.exec(OP["QUERY_HCA_CAP"], op_mod=mode, out_len=0x1010)
-        t.eq(get(r.out[0x10:], P["VCX_CAP_GEN_CQ_MODERATION"]), 1,
-             "QUERY_HCA_CAP %s: cq_moderation 1" % ("cur" if mode else "max"))
+        t.eq([get(r.out[0x10:], P["VCX_CAP_GEN_" + n]) for n in
+              ("CQ_MODERATION", "CQ_PERIOD_MODE_MODIFY", "CQ_PERIOD_START_FROM_CQE",
+               "SCQE_BREAK_MODERATION")], [1, 1, 1, 0],
+             "QUERY_HCA_CAP %s: cq_moderation, cq_period_mode_modify and "
+             "cq_period_start_from_cqe 1, scqe_break_moderation 0" % ("cur" if mode else "max"))
+    for fld, val, what in (("CQ_PERIOD_MODE", 2, "cq_period_mode 2 (reserved)"),
+                           ("CQ_PERIOD_MODE", 3, "cq_period_mode 3 (reserved)"),
+                           ("SCQE_BREAK_MODERATION", 1, "scqe_break_moderation_en (cap 0)")):
+        r = v.create_cq(raw=lambda c, fld=fld, val=val: put(c, P["VCX_CQC_" + fld], val))
+        t.eq((getattr(r, "status", 0), getattr(r, "syndrome", 1) & 0xffff != 0), (0x03, True),
+             "CREATE_CQ with %s: BAD_PARAM" % what)
+    cq = v.create_cq(raw=lambda c: put(c, P["VCX_CQC_CQ_PERIOD_MODE"], 1))
+    r = v.cmd("QUERY_CQ", out_len=0x120, fields=[(P["VCX_OBJ_NUMBER"], cq.cqn)])
+    t.eq(get(r.out[0x10:0x50], P["VCX_CQC_CQ_PERIOD_MODE"]), 1,
+         "CREATE_CQ with cq_period_mode 1 (upon CQE): QUERY_CQ reads it back")
     cq, a, buf, key = setup(v)
     t.eq(moderate(v, cq, period=0xfff, count=0xffff, mode=1).status, 0,
          "MODIFY_CQ op_mod 0: period 4095 us, count 65535, period mode 1")
@@ -84,6 +99,13 @@ def caps_and_query(v):
                       (P["VCX_MODIFY_CQ_IN_FIELD_SELECT"], 0x100)])
     t.eq((r.status, r.syndrome & 0xffff != 0), (0x03, True),
          "an unknown modify_field_select bit: BAD_PARAM")
+    r = moderate(v, cq, period=7, count=9, mode=2)
+    t.eq((r.status, r.syndrome & 0xffff != 0), (0x03, True),
+         "MODIFY_CQ with cq_period_mode 2 (reserved): BAD_PARAM")
+    r = v.cmd("QUERY_CQ", out_len=0x120, fields=[(P["VCX_OBJ_NUMBER"], cq.cqn)])
+    c = r.out[0x10:0x50]
+    t.eq([get(c, P["VCX_CQC_" + n]) for n in ("CQ_PERIOD", "CQ_MAX_COUNT", "CQ_PERIOD_MODE")],
+         [0xfff, 0xffff, 1], "a refused MODIFY_CQ changes none of the fields it selected")
 
 
 def by_count(v):
