@@ -209,8 +209,13 @@ int vcx_cmd_exec(struct vcx_dev *vdev, const void *in, unsigned int inlen, void 
 		 unsigned int outlen);
 const char *vcx_cmd_opcode_str(u16 opcode);
 
-/* vcx_cq.c, for the RDMA and the Ethernet CQs alike (mlx5_core_modify_cq_moderation) */
-int vcx_cq_modify_moderation(struct vcx_dev *vdev, u32 cqn, u16 cq_count, u16 cq_period);
+/*
+ * vcx_cq.c, for the RDMA and the Ethernet CQs alike (mlx5_core_modify_cq_moderation and
+ * mlx5e_modify_cq_moderation): period_mode VCX_CQ_PERIOD_MODE_*, or VCX_CQ_PERIOD_MODE_KEEP.
+ */
+#define VCX_CQ_PERIOD_MODE_KEEP	(-1)
+int vcx_cq_modify_moderation(struct vcx_dev *vdev, u32 cqn, u16 cq_count, u16 cq_period,
+			     int period_mode);
 
 /* vcx_fw.c */
 int vcx_wait_fw_init(struct vcx_dev *vdev, unsigned int timeout_ms);

@@ -849,10 +849,14 @@ int vcx_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 /*
  * Event moderation of any CQ of the function, RDMA or Ethernet: MODIFY_CQ op_mod 0 sets
  * cq_max_count and cq_period (microseconds, 12 bits); the device then raises an armed
- * CQ's event after that many CQEs or that time.
+ * CQ's event after that many CQEs or that time. A period mode other than KEEP is selected
+ * too (the period counted from the last event or from the first CQE after it); that
+ * needs the cq_period_mode_modify cap, which the callers check.
  */
-int vcx_cq_modify_moderation(struct vcx_dev *vdev, u32 cqn, u16 cq_count, u16 cq_period)
+int vcx_cq_modify_moderation(struct vcx_dev *vdev, u32 cqn, u16 cq_count, u16 cq_period,
+			     int period_mode)
 {
+	u32 sel = VCX_CQ_MODIFY_PERIOD | VCX_CQ_MODIFY_COUNT;
 	u8 in[VCX_MODIFY_CQ_IN_LEN] = {};
 	u8 out[VCX_CMD_HDR_SIZE] = {};
 	u8 *cqc = in + VCX_MODIFY_CQ_IN_CQC_AT;
@@ -860,9 +864,13 @@ int vcx_cq_modify_moderation(struct vcx_dev *vdev, u32 cqn, u16 cq_count, u16 cq
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_CQ);
 	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_MODIFY_CQ_OP_MOD_MODIFY);
 	vcx_set(in, VCX_MODIFY_CQ_IN_CQN, cqn);
-	vcx_set(in, VCX_MODIFY_CQ_IN_FIELD_SELECT, VCX_CQ_MODIFY_PERIOD | VCX_CQ_MODIFY_COUNT);
 	vcx_set(cqc, VCX_CQC_CQ_PERIOD, cq_period);
 	vcx_set(cqc, VCX_CQC_CQ_MAX_COUNT, cq_count);
+	if (period_mode != VCX_CQ_PERIOD_MODE_KEEP) {
+		sel |= VCX_CQ_MODIFY_PERIOD_MODE;
+		vcx_set(cqc, VCX_CQC_CQ_PERIOD_MODE, period_mode);
+	}
+	vcx_set(in, VCX_MODIFY_CQ_IN_FIELD_SELECT, sel);
 	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 }
 
@@ -878,7 +886,8 @@ int vcx_modify_cq(struct ib_cq *ibcq, u16 cq_count, u16 cq_period)
 		return -EOPNOTSUPP;
 	if (cq_period > VCX_CQ_MAX_PERIOD)
 		return -EINVAL;
-	return vcx_cq_modify_moderation(cq->vdev, cq->cqn, cq_count, cq_period);
+	return vcx_cq_modify_moderation(cq->vdev, cq->cqn, cq_count, cq_period,
+					VCX_CQ_PERIOD_MODE_KEEP);
 }
 
 /* Completion EQE (hard IRQ of a completion EQ). */

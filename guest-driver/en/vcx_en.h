@@ -17,6 +17,7 @@
 #ifndef VCX_EN_H
 #define VCX_EN_H
 
+#include <linux/dim.h>
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
@@ -79,20 +80,28 @@ struct vcx_en_cq {
 	dma_addr_t db_dma;
 	struct vcx_en_channel *ch;
 	bool created;
+	bool tx;			/* the SQ's CQ, else the RQ's */
+	u16 event_ctr;			/* completion events, DIM's sample */
+	bool dim_on;			/* adaptive moderation runs (vcx_en_dim.c) */
+	struct dim dim;
 };
 
 /*
- * Completion event moderation of a CQ kind (ethtool -c/-C): cq_period in us and
- * cq_max_count, with the device's cq_moderation cap (mlx5e's defaults, period counted
- * from the last event: 16 us, 32 CQEs).
+ * Completion event moderation of a CQ kind (ethtool -c/-C), with the device's
+ * cq_moderation cap: cq_period in us, cq_max_count and the period mode
+ * (VCX_CQ_PERIOD_MODE_*: counted from the last event or from the first CQE after it).
+ * Under adaptive moderation (DIM) these are its starting profile. The defaults are
+ * mlx5e's (vcx_en_dim.c).
  */
 struct vcx_en_coal {
 	u16 usecs;
 	u16 frames;
+	u8 mode;
 };
 
-#define VCX_EN_COAL_USECS	16
-#define VCX_EN_COAL_FRAMES	32
+#define VCX_EN_COAL_USECS		16
+#define VCX_EN_COAL_FRAMES		32
+#define VCX_EN_RX_COAL_USECS_FROM_CQE	3
 
 struct vcx_en_tx_dma {
 	dma_addr_t addr;
@@ -258,6 +267,7 @@ struct vcx_en_priv {
 	struct vcx_en_vport_stats vport;
 	u32 msg_enable;
 	struct vcx_en_coal rx_coal, tx_coal;	/* all 0 without the cap */
+	bool rx_dim, tx_dim;		/* adaptive moderation (ethtool -C adaptive-rx/tx) */
 };
 
 static inline struct vcx_en_priv *vcx_en_priv(struct net_device *ndev)
@@ -309,6 +319,15 @@ int vcx_en_fs_create(struct vcx_en_priv *priv);
 void vcx_en_fs_destroy(struct vcx_en_priv *priv);
 void vcx_en_set_rx_mode(struct net_device *ndev);
 void vcx_en_rx_mode_work(struct work_struct *work);
+
+/* vcx_en_dim.c */
+void vcx_en_moderation_defaults(struct vcx_en_priv *priv);
+struct vcx_en_coal vcx_en_default_coal(bool tx, bool dim, u8 mode);
+void vcx_en_dim_init(struct vcx_en_cq *cq);
+void vcx_en_dim_start(struct vcx_en_cq *cq, u8 mode);
+void vcx_en_dim_stop(struct vcx_en_cq *cq, bool napi_off);
+void vcx_en_dim_sample(struct vcx_en_cq *cq, struct vcx_en_ring_stats *stats);
+int vcx_en_apply_moderation(struct vcx_en_priv *priv, bool tx);
 
 /* vcx_en_ethtool.c */
 extern const struct ethtool_ops vcx_en_ethtool_ops;

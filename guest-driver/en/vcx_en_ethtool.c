@@ -217,31 +217,80 @@ static int vcx_en_get_coalesce(struct net_device *ndev, struct ethtool_coalesce 
 {
 	struct vcx_en_priv *priv = vcx_en_priv(ndev);
 
-	if (!vcx_get(priv->vdev->caps.general, VCX_CAP_GEN_CQ_MODERATION))
+	if (!vcx_get(priv->vdev->caps.general, VCX_CAP_GEN_CQ_MODERATION)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device has no CQ moderation (cap cq_moderation)");
 		return -EOPNOTSUPP;
+	}
 	c->rx_coalesce_usecs = priv->rx_coal.usecs;
 	c->rx_max_coalesced_frames = priv->rx_coal.frames;
 	c->tx_coalesce_usecs = priv->tx_coal.usecs;
 	c->tx_max_coalesced_frames = priv->tx_coal.frames;
+	c->use_adaptive_rx_coalesce = priv->rx_dim;
+	c->use_adaptive_tx_coalesce = priv->tx_dim;
+	kc->use_cqe_mode_rx = priv->rx_coal.mode == VCX_CQ_PERIOD_MODE_UPON_CQE;
+	kc->use_cqe_mode_tx = priv->tx_coal.mode == VCX_CQ_PERIOD_MODE_UPON_CQE;
+	return 0;
+}
+
+static bool vcx_en_coal_eq(const struct vcx_en_coal *a, const struct vcx_en_coal *b)
+{
+	return a->usecs == b->usecs && a->frames == b->frames && a->mode == b->mode;
+}
+
+/*
+ * One direction's new moderation. A change of adaptive mode or period mode starts from
+ * the defaults for the new modes (as mlx5e), unless usecs or frames were given in the
+ * same command with DIM off, which then apply. Under DIM the values are DIM's: new ones
+ * are refused (mlx5e ignores them silently).
+ */
+static int vcx_en_coal_next(bool tx, bool dim, bool cqe_mode, u32 usecs, u32 frames,
+			    bool cur_dim, const struct vcx_en_coal *cur, struct vcx_en_coal *next,
+			    struct netlink_ext_ack *extack)
+{
+	u8 mode = cqe_mode ? VCX_CQ_PERIOD_MODE_UPON_CQE : VCX_CQ_PERIOD_MODE_UPON_EVENT;
+	bool given = usecs != cur->usecs || frames != cur->frames;
+
+	if (dim && given) {
+		if (tx)
+			NL_SET_ERR_MSG_MOD(extack, "adaptive-tx sets tx-usecs/frames: turn it off first");
+		else
+			NL_SET_ERR_MSG_MOD(extack, "adaptive-rx sets rx-usecs/frames: turn it off first");
+		return -EINVAL;
+	}
+	if (dim != cur_dim || mode != cur->mode) {
+		*next = vcx_en_default_coal(tx, dim, mode);
+		if (!given)
+			return 0;
+	}
+	next->usecs = usecs;
+	next->frames = frames;
+	next->mode = mode;
 	return 0;
 }
 
 /*
- * As mlx5e_ethtool_set_coalesce without its adaptive modes: periods up to 4095 us and
- * counts up to 65535 (the cqc fields), else ERANGE; the open channels' CQs take the new
- * values at once (MODIFY_CQ), later ones at creation.
+ * As mlx5e_ethtool_set_coalesce (Linux 6.12): the caps cq_moderation and
+ * cq_period_mode_modify (else EOPNOTSUPP); periods up to 4095 us and counts up to 65535
+ * (the cqc fields, else ERANGE); the CQE-based period mode with cap
+ * cq_period_start_from_cqe (else EOPNOTSUPP); adaptive moderation on or off per direction.
+ * The open channels' CQs take the change at once (MODIFY_CQ), later ones at creation.
  */
 static int vcx_en_set_coalesce(struct net_device *ndev, struct ethtool_coalesce *c,
 				struct kernel_ethtool_coalesce *kc,
 				struct netlink_ext_ack *extack)
 {
 	struct vcx_en_priv *priv = vcx_en_priv(ndev);
-	struct vcx_en_coal rx = { c->rx_coalesce_usecs, c->rx_max_coalesced_frames };
-	struct vcx_en_coal tx = { c->tx_coalesce_usecs, c->tx_max_coalesced_frames };
-	int i, err = 0;
+	const u8 *caps = priv->vdev->caps.general;
+	bool rx_dim = c->use_adaptive_rx_coalesce, tx_dim = c->use_adaptive_tx_coalesce;
+	struct vcx_en_coal rx, tx;
+	bool rx_change, tx_change;
+	int err;
 
-	if (!vcx_get(priv->vdev->caps.general, VCX_CAP_GEN_CQ_MODERATION))
+	if (!vcx_get(caps, VCX_CAP_GEN_CQ_MODERATION) ||
+	    !vcx_get(caps, VCX_CAP_GEN_CQ_PERIOD_MODE_MODIFY)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device cannot change CQ moderation (caps cq_moderation, cq_period_mode_modify)");
 		return -EOPNOTSUPP;
+	}
 	if (c->rx_coalesce_usecs > VCX_CQ_MAX_PERIOD || c->tx_coalesce_usecs > VCX_CQ_MAX_PERIOD) {
 		NL_SET_ERR_MSG_MOD(extack, "coalesce usecs are at most 4095");
 		return -ERANGE;
@@ -250,19 +299,34 @@ static int vcx_en_set_coalesce(struct net_device *ndev, struct ethtool_coalesce 
 		NL_SET_ERR_MSG_MOD(extack, "coalesced frames are at most 65535");
 		return -ERANGE;
 	}
-	mutex_lock(&priv->state_lock);
-	priv->rx_coal = rx;
-	priv->tx_coal = tx;
-	for (i = 0; i < priv->open_channels && !err; i++) {
-		struct vcx_en_channel *ch = &priv->channels[i];
-
-		if (ch->rq.cq.created)
-			err = vcx_cq_modify_moderation(priv->vdev, ch->rq.cq.cqn, rx.frames,
-						       rx.usecs);
-		if (!err && ch->sq.cq.created)
-			err = vcx_cq_modify_moderation(priv->vdev, ch->sq.cq.cqn, tx.frames,
-						       tx.usecs);
+	if ((kc->use_cqe_mode_rx || kc->use_cqe_mode_tx) &&
+	    !vcx_get(caps, VCX_CAP_GEN_CQ_PERIOD_START_FROM_CQE)) {
+		NL_SET_ERR_MSG_MOD(extack, "cqe-mode-rx/tx: the device counts periods from events only (cap cq_period_start_from_cqe)");
+		return -EOPNOTSUPP;
 	}
+	mutex_lock(&priv->state_lock);
+	rx = priv->rx_coal;
+	tx = priv->tx_coal;
+	err = vcx_en_coal_next(false, rx_dim, kc->use_cqe_mode_rx, c->rx_coalesce_usecs,
+			       c->rx_max_coalesced_frames, priv->rx_dim, &priv->rx_coal, &rx,
+			       extack);
+	if (!err)
+		err = vcx_en_coal_next(true, tx_dim, kc->use_cqe_mode_tx, c->tx_coalesce_usecs,
+				       c->tx_max_coalesced_frames, priv->tx_dim, &priv->tx_coal,
+				       &tx, extack);
+	if (err)
+		goto out;
+	rx_change = rx_dim != priv->rx_dim || !vcx_en_coal_eq(&rx, &priv->rx_coal);
+	tx_change = tx_dim != priv->tx_dim || !vcx_en_coal_eq(&tx, &priv->tx_coal);
+	priv->rx_coal = rx;
+	priv->rx_dim = rx_dim;
+	priv->tx_coal = tx;
+	priv->tx_dim = tx_dim;
+	if (rx_change)
+		err = vcx_en_apply_moderation(priv, false);
+	if (!err && tx_change)
+		err = vcx_en_apply_moderation(priv, true);
+out:
 	mutex_unlock(&priv->state_lock);
 	return err;
 }
@@ -278,7 +342,8 @@ static void vcx_en_set_msglevel(struct net_device *ndev, u32 val)
 }
 
 const struct ethtool_ops vcx_en_ethtool_ops = {
-	.supported_coalesce_params = ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_MAX_FRAMES,
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS | ETHTOOL_COALESCE_MAX_FRAMES |
+				     ETHTOOL_COALESCE_USE_ADAPTIVE | ETHTOOL_COALESCE_USE_CQE,
 	.get_drvinfo = vcx_en_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_strings = vcx_en_get_strings,

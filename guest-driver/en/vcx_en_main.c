@@ -292,6 +292,8 @@ int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
 	int err;
 
 	cq->ch = ch;
+	cq->tx = cq == &ch->sq.cq;
+	vcx_en_dim_init(cq);
 	cq->log_nent = log_nent;
 	cq->size = max_t(size_t, (size_t)VCX_CQE_SIZE << log_nent, VCX_PAGE_SIZE);
 	cq->buf = dma_alloc_coherent(dev, cq->size, &cq->dma, GFP_KERNEL);
@@ -320,6 +322,7 @@ int vcx_en_create_cq(struct vcx_en_priv *priv, struct vcx_en_channel *ch,
 	vcx_set(cqc, VCX_CQC_LOG_PAGE_SIZE, 0);
 	vcx_set(cqc, VCX_CQC_CQ_PERIOD, coal->usecs);
 	vcx_set(cqc, VCX_CQC_CQ_MAX_COUNT, coal->frames);
+	vcx_set(cqc, VCX_CQC_CQ_PERIOD_MODE, coal->mode);
 	vcx_set64(cqc, VCX_CQC_DBR_ADDR, cq->db_dma);
 	pas = in + VCX_CREATE_CQ_IN_PAS_AT;
 	for (i = 0; i < npages; i++)
@@ -350,6 +353,7 @@ void vcx_en_destroy_cq(struct vcx_en_priv *priv, struct vcx_en_cq *cq)
 {
 	struct vcx_dev *vdev = priv->vdev;
 
+	vcx_en_dim_stop(cq, true);	/* NAPI is disabled: a profile change may be pending */
 	if (cq->created) {
 		/* Erased first: an EQE racing with the destroy finds nothing. */
 		xa_erase_irq(&vdev->en_cq_table, cq->cqn);
@@ -373,6 +377,7 @@ bool vcx_en_cq_event(struct vcx_dev *vdev, u32 cqn)
 	cq = xa_load(&vdev->en_cq_table, cqn);
 	if (cq) {
 		cq->arm_sn++;
+		cq->event_ctr++;
 		napi_schedule(&cq->ch->napi);
 	}
 	xa_unlock(&vdev->en_cq_table);
@@ -414,7 +419,9 @@ static int vcx_en_napi_poll(struct napi_struct *napi, int budget)
 	if (tx_busy || work >= budget)
 		return budget;
 	if (napi_complete_done(napi, work)) {
+		vcx_en_dim_sample(&ch->sq.cq, ch->sq.stats);
 		vcx_en_cq_arm(priv, &ch->sq.cq);
+		vcx_en_dim_sample(&ch->rq.cq, ch->rq.stats);
 		vcx_en_cq_arm(priv, &ch->rq.cq);
 	}
 	return work;
@@ -448,6 +455,10 @@ static int vcx_en_open_channel(struct vcx_en_priv *priv, struct vcx_en_channel *
 		err = vcx_en_create_sq(priv, ch);
 	if (!err)
 		err = vcx_en_create_rq(priv, ch);
+	if (!err && priv->tx_dim)
+		vcx_en_dim_start(&ch->sq.cq, priv->tx_coal.mode);
+	if (!err && priv->rx_dim)
+		vcx_en_dim_start(&ch->rq.cq, priv->rx_coal.mode);
 	if (err) {
 		netdev_err(priv->netdev, "opening channel %d failed (%d)\n", ix, err);
 		vcx_en_close_channel(priv, ch);
@@ -836,11 +847,7 @@ int vcx_en_add(struct vcx_dev *vdev)
 	if (!why) {
 		priv->max_channels = nch;
 		priv->num_channels = nch;
-		if (vcx_get(vdev->caps.general, VCX_CAP_GEN_CQ_MODERATION)) {
-			priv->rx_coal = (struct vcx_en_coal) { VCX_EN_COAL_USECS,
-							       VCX_EN_COAL_FRAMES };
-			priv->tx_coal = priv->rx_coal;
-		}
+		vcx_en_moderation_defaults(priv);
 		priv->tx_stats = kcalloc(nch, sizeof(*priv->tx_stats), GFP_KERNEL);
 		priv->rx_stats = kcalloc(nch, sizeof(*priv->rx_stats), GFP_KERNEL);
 		if (!priv->tx_stats || !priv->rx_stats) {

@@ -12,8 +12,9 @@
 #         with traffic after each and the device's NIC objects gone after each unload.
 #   peer: vcx0 in vm0, a plain virtio-net in vm1 (--peer virtio): ping, ping6 and the
 #         transfer both ways at MTU 1500, vcx0's counters checked.
-#   Both: vcx0's completion moderation (ethtool -c/-C): mlx5e's defaults, a period past
-#         4095 us refused, new values read back and in force for the transfers after.
+#   Both: vcx0's completion moderation (ethtool -c/-C): mlx5e's defaults (adaptive, RX
+#         periods from the first CQE), refusals, static values and period modes read
+#         back; adaptive again for the transfers, which must make DIM change the CQs.
 #   any:  whatever each VM has on the link, no check of it (to try the runner by hand,
 #         e.g. --link-nics virtio,virtio); NET_STEPS picks steps then.
 # NET_CAPTURE=1: the runner's --capture filter (/objects/vcxcap) is on; vm0 turns it off
@@ -184,23 +185,64 @@ step_ping() {
 
 # Completion moderation of vcx0's CQs (ethtool -c/-C, docs/driver.md): the defaults, a
 # refused period, and other values, which the transfers after this step run with.
+# ethtool -c shows each FIELD:VALUE ("rx-usecs:8"; "Adaptive RX:on" and "CQE mode TX:off"
+# from its lines "Adaptive RX: on  TX: on" and "CQE mode RX: on  TX: off").
+coal_is() { # CONTEXT FIELD:VALUE...
+	local c f key line ctx=$1
+	shift
+	c=$(ethtool -c "$IF") || fail "ethtool -c $IF"
+	for f in "$@"; do
+		key=${f%:*}
+		case "$f" in
+		Adaptive*|CQE*)
+			line=$(grep -m1 "^${key% *} RX:" <<<"$c" || true)
+			grep -Eq "(^| )${key##* }:[[:space:]]+${f##*:}( |\$)" <<<"$line" ;;
+		*)
+			grep -Eq "^$key:[[:space:]]+${f##*:}\$" <<<"$c" ;;
+		esac || fail "ethtool -c $IF $ctx: no $f: $(tr '\n' ' ' <<<"$c")"
+	done
+}
+
+# vcx0's completion moderation (docs/driver.md): mlx5e's defaults with the device's caps
+# (adaptive on both ways from DIM's default profiles, RX periods from the first CQE),
+# refusals, static values, the period mode, then adaptive again for the transfers after,
+# where bulk_dim checks that DIM changed the CQs' moderation.
 step_coalesce() {
-	local c
 	is_vcx || return 0
-	c=$(ethtool -c "$IF") || fail "ethtool -c $IF"
-	for f in rx-usecs:16 rx-frames:32 tx-usecs:16 tx-frames:32; do
-		grep -Eq "^${f%%:*}:[[:space:]]+${f#*:}\$" <<<"$c" ||
-			fail "ethtool -c $IF: no $f (mlx5e's defaults): $(tr '\n' ' ' <<<"$c")"
-	done
-	! ethtool -C "$IF" rx-usecs 5000 2>/dev/null || fail "ethtool -C $IF rx-usecs 5000 accepted (at most 4095)"
-	ethtool -C "$IF" rx-usecs 8 rx-frames 4 tx-usecs 3 tx-frames 64 ||
-		fail "ethtool -C $IF rx-usecs 8 rx-frames 4 tx-usecs 3 tx-frames 64"
-	c=$(ethtool -c "$IF") || fail "ethtool -c $IF"
-	for f in rx-usecs:8 rx-frames:4 tx-usecs:3 tx-frames:64; do
-		grep -Eq "^${f%%:*}:[[:space:]]+${f#*:}\$" <<<"$c" ||
-			fail "ethtool -c $IF after -C: no $f: $(tr '\n' ' ' <<<"$c")"
-	done
-	log "ethtool -C: rx 8 us / 4 frames, tx 3 us / 64 frames in force"
+	coal_is "(defaults)" "Adaptive RX:on" "Adaptive TX:on" "CQE mode RX:on" "CQE mode TX:off" \
+		rx-usecs:8 rx-frames:128 tx-usecs:8 tx-frames:128
+	! ethtool -C "$IF" adaptive-rx off rx-usecs 5000 2>/dev/null ||
+		fail "ethtool -C $IF rx-usecs 5000 accepted (at most 4095)"
+	! ethtool -C "$IF" rx-usecs 9 2>/dev/null ||
+		fail "ethtool -C $IF rx-usecs 9 accepted under adaptive-rx"
+	ethtool -C "$IF" adaptive-rx off adaptive-tx off rx-usecs 8 rx-frames 4 tx-usecs 3 tx-frames 64 ||
+		fail "ethtool -C $IF adaptive-rx off adaptive-tx off rx-usecs 8 rx-frames 4 tx-usecs 3 tx-frames 64"
+	coal_is "(static)" "Adaptive RX:off" "Adaptive TX:off" rx-usecs:8 rx-frames:4 tx-usecs:3 tx-frames:64
+	ethtool -C "$IF" cqe-mode-rx off || fail "ethtool -C $IF cqe-mode-rx off"
+	coal_is "(cqe-mode-rx off)" "CQE mode RX:off" rx-usecs:16 rx-frames:32 tx-usecs:3 tx-frames:64
+	ethtool -C "$IF" adaptive-rx on adaptive-tx on cqe-mode-rx on ||
+		fail "ethtool -C $IF adaptive-rx on adaptive-tx on cqe-mode-rx on"
+	coal_is "(adaptive again)" "Adaptive RX:on" "Adaptive TX:on" "CQE mode RX:on" \
+		rx-usecs:8 rx-frames:128 tx-usecs:8 tx-frames:128
+	# From here on every MODIFY_CQ of the driver is DIM's (its work item).
+	echo vcx_cq_modify_moderation >/sys/kernel/tracing/set_ftrace_filter &&
+		echo function >/sys/kernel/tracing/current_tracer ||
+		fail "function tracing of vcx_cq_modify_moderation"
+	log "ethtool -c/-C: defaults, refusals, static values and period modes as set; adaptive on"
+}
+
+# After the first bulk transfer: DIM moved vcx0's CQs to other profiles (MODIFY_CQ from
+# its work item), and none of those commands failed.
+bulk_dim() {
+	local n
+	is_vcx && [ "$(cat /sys/kernel/tracing/current_tracer)" = function ] || return 0
+	n=$(grep -c 'vcx_cq_modify_moderation' /sys/kernel/tracing/trace || true)
+	echo nop >/sys/kernel/tracing/current_tracer
+	echo >/sys/kernel/tracing/set_ftrace_filter
+	[ "$n" -gt 0 ] || fail "adaptive moderation: no MODIFY_CQ by DIM during $BULK of TCP"
+	! dmesg | grep -q "adaptive moderation of CQ" ||
+		fail "adaptive moderation: $(dmesg | grep -m1 'adaptive moderation of CQ')"
+	log "adaptive moderation: $n MODIFY_CQ by DIM during the transfers"
 }
 
 step_small() {
@@ -243,7 +285,7 @@ bulk() { # MTU
 	vm_wait "bulk-$1-done" $WAIT >/dev/null
 }
 
-step_bulk-1500() { bulk 1500; }
+step_bulk-1500() { bulk 1500; bulk_dim; }
 step_bulk-9000() { bulk 9000; }
 step_mtu-1500() { set_mtu 1500; }
 
