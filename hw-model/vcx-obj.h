@@ -228,6 +228,7 @@ typedef struct VcxNic VcxNic;
 typedef struct VcxBudget {
     uint32_t wqes;              /* WQEs (or received frames) the run may still handle */
     uint64_t bytes;             /* payload bytes it may still move */
+    uint64_t tail;              /* bytes added by tail allowances (VCX_XPORT_TAIL_BYTES) */
 } VcxBudget;
 
 typedef struct VcxObjects {

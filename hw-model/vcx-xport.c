@@ -46,7 +46,8 @@
  * the next run where it stopped (VcxXfer: cursors into both lists), so one WQE may
  * span many runs; it still completes exactly once and WQEs complete in order, because
  * the SQ does not move past the WQE in execution. UD messages (one MTU at most) move in
- * one piece, so a run may overshoot the byte budget by one MTU.
+ * one piece, so a run may overshoot the byte budget by one MTU; a QP's turn that spent
+ * the byte budget may start one more WQE with VCX_XPORT_TAIL_BYTES (vcx-xport.h).
  *
  * Lifetimes. The executor runs between commands, never inside one, and commands never
  * run inside it: a command is an MMIO write, and MMIO into the device (its command
@@ -1127,6 +1128,7 @@ static bool vcx_req_run(VcxState *s, VcxQp *qp, VcxBudget *b)
 {
     VcxXportQp *xs = qp->xs;
     VcxReq *rq = &xs->req;
+    bool tail = false;
     uint32_t pi;
 
     if (qp->state == VCX_QP_STATE_ERR) {
@@ -1158,6 +1160,12 @@ static bool vcx_req_run(VcxState *s, VcxQp *qp, VcxBudget *b)
         if (!rq->x.active && !rq->wire) {
             if (!xs->allow) {
                 break;
+            }
+            if (b->wqes && !b->bytes && !tail) {
+                /* the tail allowance (VCX_XPORT_TAIL_BYTES), once per turn */
+                b->bytes = VCX_XPORT_TAIL_BYTES;
+                b->tail += VCX_XPORT_TAIL_BYTES;
+                tail = true;
             }
             if (!b->wqes || !b->bytes) {
                 return true;
@@ -1216,7 +1224,7 @@ static void vcx_xport_bh(void *opaque)
 {
     VcxState *s = opaque;
     VcxObjects *o = s->objs;
-    VcxBudget b = { VCX_XPORT_RUN_WQES, VCX_XPORT_RUN_BYTES };
+    VcxBudget b = { VCX_XPORT_RUN_WQES, VCX_XPORT_RUN_BYTES, 0 };
     int64_t start = get_clock();
     bool nic_more = false;
     VcxQp *qp;
@@ -1256,7 +1264,7 @@ static void vcx_xport_bh(void *opaque)
     while (b.wqes && b.bytes && !s->reset_pending && (qp = QTAILQ_FIRST(&o->runq))) {
         vcx_xport_turn(s, qp, &b);
     }
-    vcx_xport_run_end(s, VCX_XPORT_RUN_WQES - b.wqes, VCX_XPORT_RUN_BYTES - b.bytes,
+    vcx_xport_run_end(s, VCX_XPORT_RUN_WQES - b.wqes, VCX_XPORT_RUN_BYTES + b.tail - b.bytes,
                       start, nic_more);
 }
 
@@ -1276,7 +1284,7 @@ static void vcx_xport_bh(void *opaque)
 static void vcx_xport_doorbell_run(VcxState *s, VcxQp *qp)
 {
     VcxObjects *o = s->objs;
-    VcxBudget b = { VCX_XPORT_DOORBELL_WQES, VCX_XPORT_DOORBELL_BYTES };
+    VcxBudget b = { VCX_XPORT_DOORBELL_WQES, VCX_XPORT_DOORBELL_BYTES, 0 };
     int64_t start;
 
     vcx_xport_queue(s, qp);
@@ -1288,9 +1296,9 @@ static void vcx_xport_doorbell_run(VcxState *s, VcxQp *qp)
     o->runs++;
     vcx_xport_turn(s, qp, &b);
     trace_vcx_xport_doorbell_slice(qp->qpn, VCX_XPORT_DOORBELL_WQES - b.wqes,
-                                   VCX_XPORT_DOORBELL_BYTES - b.bytes, qp->kicked);
+                                   VCX_XPORT_DOORBELL_BYTES + b.tail - b.bytes, qp->kicked);
     vcx_xport_run_end(s, VCX_XPORT_DOORBELL_WQES - b.wqes,
-                      VCX_XPORT_DOORBELL_BYTES - b.bytes, start, false);
+                      VCX_XPORT_DOORBELL_BYTES + b.tail - b.bytes, start, false);
 }
 
 void vcx_xport_init(VcxState *s)

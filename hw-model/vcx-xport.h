@@ -64,6 +64,18 @@
 #define VCX_XPORT_DOORBELL_WQES     16u
 #define VCX_XPORT_DOORBELL_BYTES    (64 * KiB)
 
+/*
+ * A turn whose messages spent the byte budget may still start one more WQE with this
+ * much of a budget: a kernel ULP posts its data and its answer in one doorbell (NVMe over
+ * RDMA's target: an RDMA WRITE of the read data, then the response SEND), and without
+ * the allowance a 64 KiB WRITE spends the doorbell slice to the byte and leaves the
+ * 16-byte SEND to the next run of the bottom half, a wake-up of the main loop thread per
+ * I/O. A message larger than the allowance moves that much and goes on in the next run,
+ * as any message does. The WQE budget still bounds a run: it overshoots its byte budget
+ * by at most this much per WQE it starts.
+ */
+#define VCX_XPORT_TAIL_BYTES        (4 * KiB)
+
 /* VcxBudget is in vcx-obj.h: the NIC's part of a run (hw-model/nic/) shares it. */
 
 /*
