@@ -6,6 +6,10 @@
 #   BENCH,<test>,<device>,<value>,<unit>
 # and a table with the vcx/rxe ratio. Run by `./vcx bench --ulp` (BENCH_SECONDS sets the
 # length of each fio run; BENCH_ROUNDS how many times each pair alternates).
+# Two references without any RDMA device, measured in the same rounds: the same subsystem
+# through nvme-loop (nvmet's in-kernel loop transport: the NVMe-oF host and target code
+# without a fabric), and fio on the null_blk itself. They are the guest's own ceiling under
+# TCG: no transport can make the host faster than nvme-loop.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 . "$(dirname "$0")/bringup-common.sh"
@@ -40,7 +44,11 @@ for addr in "$ULP_ADDR" $RXE_ADDR; do
 		ln -s "$NVMET/subsystems/$NQN" "$NVMET/ports/$port/subsystems/$NQN" ||
 		fail "nvmet port $port ($addr)"
 done
+mkdir "$NVMET/ports/3" && echo loop >"$NVMET/ports/3/addr_trtype" &&
+	ln -s "$NVMET/subsystems/$NQN" "$NVMET/ports/3/subsystems/$NQN" ||
+	fail "nvmet port 3 (loop)"
 modprobe nvme-rdma || fail "nvme-rdma"
+modprobe nvme-loop || fail "nvme-loop"
 # Fill the null_blk so that reads return data (memory_backed allocates on write).
 dd if=/dev/urandom of=/dev/nullb0 bs=1M count=256 oflag=direct status=none || fail "fill"
 
@@ -56,11 +64,24 @@ fio_run() {
 }
 
 declare -A sum
+# measure DEV BLOCKDEV: both fio jobs on BLOCKDEV, recorded under DEV.
+measure() {
+	local iops kib
+	read -r iops _ <<<"$(fio_run "$2" randread 4k)"
+	read -r _ kib <<<"$(fio_run "$2" read 64k)"
+	echo "BENCH,randread-4k-iops,$1,$iops,IOPS"
+	echo "BENCH,seqread-64k-mbs,$1,$((kib / 1024)),MB/s"
+	sum[$1,iops]=$(( ${sum[$1,iops]:-0} + iops ))
+	sum[$1,mbs]=$(( ${sum[$1,mbs]:-0} + kib / 1024 ))
+}
 for round in $(seq "$ROUNDS"); do
-	for dev in vcx_0 rxe0; do
-		addr=$ULP_ADDR
-		[ $dev = rxe0 ] && addr=$RXE_ADDR
-		ulp_step 60 "connect over $dev" nvme connect -t rdma -a $addr -s 4420 -n $NQN >/dev/null
+	for dev in vcx_0 rxe0 loop; do
+		case $dev in
+		vcx_0) args=(-t rdma -a "$ULP_ADDR" -s 4420) ;;
+		rxe0) args=(-t rdma -a $RXE_ADDR -s 4420) ;;
+		loop) args=(-t loop) ;;
+		esac
+		ulp_step 60 "connect over $dev" nvme connect "${args[@]}" -n $NQN >/dev/null
 		ns=
 		for _ in $(seq 100); do
 			ns=$(nvme_ns_dev $NQN 1)
@@ -68,19 +89,18 @@ for round in $(seq "$ROUNDS"); do
 			sleep 0.1
 		done
 		[ -n "$ns" ] || fail "no namespace over $dev"
-		read -r iops _ <<<"$(fio_run "$ns" randread 4k)"
-		read -r _ kib <<<"$(fio_run "$ns" read 64k)"
-		echo "BENCH,randread-4k-iops,$dev,$iops,IOPS"
-		echo "BENCH,seqread-64k-mbs,$dev,$((kib / 1024)),MB/s"
-		sum[$dev,iops]=$(( ${sum[$dev,iops]:-0} + iops ))
-		sum[$dev,mbs]=$(( ${sum[$dev,mbs]:-0} + kib / 1024 ))
+		measure $dev "$ns"
 		ulp_step 60 "disconnect over $dev" nvme disconnect -n $NQN >/dev/null
 	done
+	measure nullb0 /dev/nullb0
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "inf" }'; }
-printf '%-28s %12s %12s %10s\n' "NVMe-oF, iodepth 32" vcx_0 rxe0 vcx/rxe
-printf '%-28s %12d %12d %10s\n' "4k random read (IOPS)" $((sum[vcx_0,iops] / ROUNDS)) \
-	$((sum[rxe0,iops] / ROUNDS)) "$(ratio ${sum[vcx_0,iops]} ${sum[rxe0,iops]})"
-printf '%-28s %12d %12d %10s\n' "64k sequential read (MB/s)" $((sum[vcx_0,mbs] / ROUNDS)) \
-	$((sum[rxe0,mbs] / ROUNDS)) "$(ratio ${sum[vcx_0,mbs]} ${sum[rxe0,mbs]})"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
+row() { # TITLE KEY
+	printf '%-28s %8d %8d %8d %8d %8s %8s\n' "$1" $((sum[vcx_0,$2] / ROUNDS)) \
+		$((sum[rxe0,$2] / ROUNDS)) $((sum[loop,$2] / ROUNDS)) $((sum[nullb0,$2] / ROUNDS)) \
+		"$(ratio ${sum[vcx_0,$2]} ${sum[rxe0,$2]})" "$(ratio ${sum[vcx_0,$2]} ${sum[loop,$2]})"
+}
+printf '%-28s %8s %8s %8s %8s %8s %8s\n' "NVMe-oF, iodepth 32" vcx_0 rxe0 loop nullb0 vcx/rxe vcx/loop
+row "4k random read (IOPS)" iops
+row "64k sequential read (MB/s)" mbs
