@@ -41,7 +41,14 @@
 #define VCX_NIC_LOG_MAX_WQ_SZ   15
 #define VCX_NIC_LOG_MAX_FT      8       /* log_max_ft_num */
 #define VCX_NIC_LOG_MAX_FT_SIZE 12
-#define VCX_NIC_MAX_FT_LEVEL    8
+/*
+ * NIC RX max_ft_level: ConnectX reports 64. mlx5_core's steering tree places its anchor
+ * and offload namespaces at levels 58 and up (fs_core.c: the ethtool, bypass and kernel
+ * priorities come first), and skips a priority whose minimum level is above the cap, so
+ * a device with fewer levels fails the stock driver's flow steering init. A frame still
+ * visits at most max_ft_level + 1 tables (levels only increase along its path).
+ */
+#define VCX_NIC_MAX_FT_LEVEL    64
 #define VCX_NIC_MAX_FG          64      /* groups in one table */
 #define VCX_NIC_MAX_QCOUNTERS   8       /* max_qp_cnt */
 #define VCX_NIC_LOG_UC_LIST     6

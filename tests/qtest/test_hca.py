@@ -46,7 +46,10 @@ def enable(d):
     r = d.exec(OP["ENABLE_HCA"], op_mod=1)
     check(r, 3, 0x0104ff09, "ENABLE_HCA op_mod 1: BAD_PARAM")
     t.eq(d.state()["hca"], "disabled", "refused ENABLE_HCA leaves the HCA disabled")
-    check(d.exec(OP["ENABLE_HCA"]), 0, 0, "ENABLE_HCA: OK")
+    # enable_hca_out is 12 bytes (status, syndrome, a reserved dword): what mlx5_core sends
+    check(d.exec(OP["ENABLE_HCA"], out_len=8), 0x51, 0x0104ff03,
+          "ENABLE_HCA with an 8-byte output: BAD_OUTPUT_LEN")
+    check(d.exec(OP["ENABLE_HCA"], out_len=12), 0, 0, "ENABLE_HCA with its 12-byte output: OK")
     t.eq(d.state()["hca"], "enabled", "state property: hca=enabled")
     check(d.exec(OP["ENABLE_HCA"]), 4, 0x0104ff06, "ENABLE_HCA twice: BAD_SYS_STATE")
 
@@ -212,7 +215,7 @@ def teardown(d):
     t.eq((r.status, r.u32(8)), (0, 80), "MANAGE_PAGES take after teardown returns all 80")
     check(d.exec(OP["DISABLE_HCA"], fields=[(H["VCX_DISABLE_HCA_IN_FUNCTION_ID"], 1)]), 3,
           0x01050001, "DISABLE_HCA function_id 1: BAD_PARAM")
-    check(d.exec(OP["DISABLE_HCA"]), 0, 0, "DISABLE_HCA: OK")
+    check(d.exec(OP["DISABLE_HCA"], out_len=12), 0, 0, "DISABLE_HCA with its 12-byte output: OK")
     st = d.state()
     t.eq((st["hca"], st["issi"], st["pages"]), ("disabled", "0", "0"),
          "after DISABLE_HCA: disabled, ISSI back to 0, no pages")

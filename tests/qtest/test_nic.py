@@ -122,7 +122,7 @@ def case_caps(v):
     f = r.out[0x10:]
     rx = N["VCX_CAP_FT_NIC_RX_AT"]
     for name, want in (("FT_SUPPORT", 1), ("FLOW_MODIFY_EN", 1), ("MODIFY_ROOT", 1),
-                       ("MAX_FT_LEVEL", 8), ("LOG_MAX_FT_SIZE", 12), ("LOG_MAX_FT_NUM", 8),
+                       ("MAX_FT_LEVEL", 64), ("LOG_MAX_FT_SIZE", 12), ("LOG_MAX_FT_NUM", 8),
                        ("LOG_MAX_DESTINATION", 0), ("LOG_MAX_FLOW", 12),
                        ("FLOW_COUNTER", 0), ("LOG_MAX_FLOW_COUNTER", 0), ("REFORMAT", 0)):
         t.eq(get(f, N["VCX_CAP_FT_" + name], rx), want, "NIC RX flow table %s = %d" % (name, want))
@@ -418,7 +418,14 @@ def case_ft_cmds(v):
     r = v.ncmd("CREATE_FLOW_TABLE", in_len=N["VCX_CREATE_FT_IN_LEN"],
                out_len=N["VCX_CREATE_FT_OUT_LEN"], fields=[(N["VCX_FT_IN_TABLE_TYPE"], 1)])
     check(r, BAD_PARAM, synd("CREATE_FLOW_TABLE", 0x90), "NIC TX flow table: BAD_PARAM")
-    check(v.ft(9), BAD_PARAM, synd("CREATE_FLOW_TABLE", 0x95), "level 9: BAD_PARAM")
+    check(v.ft(65), BAD_PARAM, synd("CREATE_FLOW_TABLE", 0x95), "level 65: BAD_PARAM")
+    ft64 = v.ft(64, 4)
+    t.ok(isinstance(ft64, int), "level 64 (max_ft_level, as ConnectX: mlx5_core's steering "
+         "tree needs 58 and up): created")
+    if isinstance(ft64, int):
+        check(v.ncmd("DESTROY_FLOW_TABLE", in_len=N["VCX_DESTROY_FT_IN_LEN"],
+                     fields=[(N["VCX_FT_IN_TABLE_ID"], ft64)]), OK, 0,
+              "the level 64 table destroyed")
     check(v.ft(0, 13), BAD_PARAM, synd("CREATE_FLOW_TABLE", 0x96), "log_size 13: BAD_PARAM")
     ft1 = v.ft(1, 4)
     check(v.ft(2, 4, miss=1, miss_id=ft1), BAD_PARAM, synd("CREATE_FLOW_TABLE", 0x97),
