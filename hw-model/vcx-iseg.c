@@ -174,9 +174,27 @@ static const VcxIsegReg *vcx_iseg_lookup(uint32_t offset)
 static uint64_t vcx_iseg_read(void *opaque, hwaddr addr, unsigned size)
 {
     VcxState *s = opaque;
-    const VcxIsegReg *reg = vcx_iseg_lookup(addr);
+    const VcxIsegReg *reg = vcx_iseg_lookup(addr & ~3ULL);
     uint32_t value;
 
+    if (reg && (addr & 3)) {
+        /*
+         * A narrower read inside a register (mlx5_core reads the health buffer's synd
+         * byte with ioread8): the memory core hands it on as a 4-byte read at the
+         * unaligned address and keeps the first bytes of the big-endian result, so
+         * answer with the bytes from addr on: this register's, then the next one's
+         * (0 where none is defined).
+         */
+        const VcxIsegReg *next = vcx_iseg_lookup((addr & ~3ULL) + 4);
+        unsigned shift = (addr & 3) * 8;
+
+        value = reg->read(s, addr & ~3ULL) << shift;
+        if (next) {
+            value |= next->read(s, (addr & ~3ULL) + 4) >> (32 - shift);
+        }
+        trace_vcx_iseg_read(reg->name, addr, value);
+        return value;
+    }
     if (!reg) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: read of undefined init segment "
                       "offset 0x%03" HWADDR_PRIx "\n", addr);

@@ -1,5 +1,6 @@
 /*
- * vcx: the Ethernet port and its vport: ACCESS_REG (PAOS, PMTU, PTYS, HOST_ENDIANNESS),
+ * vcx: the Ethernet port and its vport: ACCESS_REG (PAOS, PMTU, PTYS, HOST_ENDIANNESS,
+ * NODE_DESC),
  * QUERY_VPORT_STATE, QUERY/MODIFY_NIC_VPORT_CONTEXT and port change events.
  *
  * The port is operationally up when the carrier is present (the "link" property, which
@@ -20,6 +21,8 @@
 #include "trace.h"
 
 #define VCX_ETH_PROTO_CAP       (1u << VCX_ETH_LINK_100GBASE_CR4)
+/* NODE_DESC after a reset; a driver may write its own (mlx5_ib reads it at probe) */
+#define VCX_NODE_DESC_DEFAULT   "vcx virtual ConnectX-class HCA"
 
 enum {
     SYND_REG_ID = 1,
@@ -52,6 +55,7 @@ void vcx_port_reset(VcxState *s)
     p->eth_proto_admin = VCX_ETH_PROTO_CAP;
     p->vport_mtu = VCX_MAX_MTU;
     memcpy(p->mac, s->conf.macaddr.a, sizeof(p->mac));
+    pstrcpy(p->node_desc, sizeof(p->node_desc), VCX_NODE_DESC_DEFAULT);
 }
 
 /*
@@ -265,12 +269,30 @@ static uint8_t vcx_reg_he_write(VcxState *s, VcxCmd *cmd, const uint8_t *in, uin
     return vcx_reg_he_read(s, cmd, in, out);
 }
 
+static uint8_t vcx_reg_node_desc_read(VcxState *s, VcxCmd *cmd, const uint8_t *in,
+                                      uint8_t *out)
+{
+    memcpy(out, s->port.node_desc, VCX_REG_NODE_DESC_LEN);
+    return VCX_CMD_STAT_OK;
+}
+
+/* Any 64 bytes: the description is the driver's to set; the last byte stays a NUL. */
+static uint8_t vcx_reg_node_desc_write(VcxState *s, VcxCmd *cmd, const uint8_t *in,
+                                       uint8_t *out)
+{
+    memcpy(s->port.node_desc, in, VCX_REG_NODE_DESC_LEN - 1);
+    s->port.node_desc[VCX_REG_NODE_DESC_LEN - 1] = 0;
+    return vcx_reg_node_desc_read(s, cmd, in, out);
+}
+
 static const VcxReg vcx_regs[] = {
     { VCX_REG_PMTU, "PMTU", VCX_REG_PMTU_LEN, vcx_reg_pmtu_read, vcx_reg_pmtu_write },
     { VCX_REG_PTYS, "PTYS", VCX_REG_PTYS_LEN, vcx_reg_ptys_read, vcx_reg_ptys_write },
     { VCX_REG_PAOS, "PAOS", VCX_REG_PAOS_LEN, vcx_reg_paos_read, vcx_reg_paos_write },
     { VCX_REG_HOST_ENDIANNESS, "HOST_ENDIANNESS", VCX_REG_HOST_ENDIANNESS_LEN,
       vcx_reg_he_read, vcx_reg_he_write },
+    { VCX_REG_NODE_DESC, "NODE_DESC", VCX_REG_NODE_DESC_LEN, vcx_reg_node_desc_read,
+      vcx_reg_node_desc_write },
 };
 
 uint8_t vcx_cmd_access_reg(VcxState *s, VcxCmd *cmd)

@@ -107,6 +107,7 @@ typedef struct VcxPort {
     uint32_t eth_proto_admin;   /* PTYS */
     bool     an_disable_admin;
     uint8_t  host_endianness;   /* HOST_ENDIANNESS register */
+    char     node_desc[64];     /* NODE_DESC register */
     bool     roce_en;           /* nic_vport_context */
     uint16_t vport_mtu;
     uint8_t  mac[6];

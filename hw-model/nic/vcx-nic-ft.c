@@ -229,15 +229,22 @@ void vcx_ft_free(VcxState *s, VcxFt *ft)
 uint8_t vcx_cmd_destroy_ft(VcxState *s, VcxCmd *cmd)
 {
     VcxFt *ft;
+    uint32_t users;
     uint8_t status = vcx_ft_lookup(s, cmd, &ft);
 
     if (status) {
         return status;
     }
-    if (ft->refs) {
+    /*
+     * The root may go: the NIC RX then has no root and drops what it receives, as after
+     * SET_FLOW_TABLE_ROOT op_mod 1. mlx5_core destroys the last table of its root
+     * namespace without disconnecting it first (fs_core.c update_root_ft_destroy), which
+     * ConnectX firmware accepts. A table other tables or entries lead to may not.
+     */
+    users = ft->refs - (vcx_nic(s)->root == ft->id);
+    if (users) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_FT_BUSY,
-                            "flow table 0x%x is the root or a destination (%u users)",
-                            ft->id, ft->refs);
+                            "flow table 0x%x is a destination (%u users)", ft->id, users);
     }
     if (ft->ngroups) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_FT_GROUPS,

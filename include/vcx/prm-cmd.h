@@ -420,7 +420,11 @@
 #define VCX_REG_PTYS			0x5004
 #define VCX_REG_PAOS			0x5006
 #define VCX_REG_HOST_ENDIANNESS		0x7004
+#define VCX_REG_NODE_DESC		0x6001
 #define VCX_REG_DTOR			0xc00e
+
+/* NODE_DESC: the node description, 64 bytes of ASCII padded with NULs (IBTA NodeDescription) */
+#define VCX_REG_NODE_DESC_LEN		0x40u
 
 /* PAOS: port administrative and operational status (16 bytes) */
 #define VCX_REG_PAOS_LEN		0x10u

@@ -517,10 +517,16 @@ def case_ft_cmds(v):
           "SET_FLOW_TABLE_ROOT of no table: BAD_PARAM")
     dft = lambda ft: v.ncmd("DESTROY_FLOW_TABLE", in_len=N["VCX_DESTROY_FT_IN_LEN"],  # noqa
                             fields=[(N["VCX_FT_IN_TABLE_ID"], ft)])
-    check(dft(ft0), BAD_RES_STATE, synd("DESTROY_FLOW_TABLE", 0x94),
-          "DESTROY_FLOW_TABLE of the root: BAD_RES_STATE")
+    check(dft(ft0), BAD_RES_STATE, synd("DESTROY_FLOW_TABLE", 0x99),
+          "DESTROY_FLOW_TABLE of the root, which has groups: BAD_RES_STATE")
     check(dft(ft1), BAD_RES_STATE, synd("DESTROY_FLOW_TABLE", 0x94),
           "DESTROY_FLOW_TABLE of a destination: BAD_RES_STATE")
+    # the root itself may go, as mlx5_core destroys its last root table (no disconnect)
+    ftr = v.ft(3, 4)
+    check(v.root(ftr), OK, 0, "SET_FLOW_TABLE_ROOT to an empty table")
+    check(dft(ftr), OK, 0, "DESTROY_FLOW_TABLE of the root without groups: OK (no root now)")
+    check(v.root(ftr), BAD_PARAM, synd("SET_FLOW_TABLE_ROOT", 0x93),
+          "the destroyed table cannot be the root again")
     check(v.root(0, op_mod=1), OK, 0, "SET_FLOW_TABLE_ROOT disconnect (op_mod 1)")
     check(dft(ft0), BAD_RES_STATE, synd("DESTROY_FLOW_TABLE", 0x99),
           "DESTROY_FLOW_TABLE with groups: BAD_RES_STATE")

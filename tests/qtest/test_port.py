@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Port and vport: ACCESS_REG PAOS / PMTU / PTYS / HOST_ENDIANNESS (read and write),
+"""Port and vport: ACCESS_REG PAOS / PMTU / PTYS / HOST_ENDIANNESS / NODE_DESC (read and write),
 QUERY_VPORT_STATE, QUERY_NIC_VPORT_CONTEXT and MODIFY_NIC_VPORT_CONTEXT."""
 import os
 import struct
@@ -105,6 +105,15 @@ def other_regs(d):
     t.eq(r.status, 0, "HOST_ENDIANNESS write 0 (little-endian host): OK")
     check(reg(d, 0x7004, True, b"\x22" + bytes(15)), 3, 0x08050009,
           "HOST_ENDIANNESS he 0x22: BAD_PARAM")
+    r = reg(d, 0x6001, False, bytes(64))
+    t.eq((r.status, r.out[16:16 + 31]), (0, b"vcx virtual ConnectX-class HCA\0"),
+         "NODE_DESC read (64 bytes, as mlx5_ib's probe asks): the default description")
+    r = reg(d, 0x6001, True, b"node one".ljust(64, b"\0"))
+    t.eq(r.status, 0, "NODE_DESC write: OK")
+    r = reg(d, 0x6001, False, bytes(64))
+    t.eq(r.out[16:16 + 64], b"node one".ljust(64, b"\0"), "NODE_DESC reads back what was written")
+    check(reg(d, 0x6001, False, bytes(16)), 0x50, 0x08050002,
+          "NODE_DESC with 16 bytes of data: BAD_INPUT_LEN")
     check(reg(d, 0xc00e, False, bytes(16)), 3, 0x08050001, "DTOR register 0xc00e: BAD_PARAM")
     check(reg(d, 0x9001, False, bytes(16)), 3, 0x08050001, "register 0x9001: BAD_PARAM")
     check(d.exec(AR, 2, in_len=32, out_len=32, fields=[(RID, 0x5006)]), 3, 0x0805ff09,

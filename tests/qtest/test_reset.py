@@ -78,6 +78,9 @@ def health(d):
     t.ok("return" in r, "qom-set health-syndrome 7")
     t.eq(d.qt.qom_get(DEV_PATH, "health-syndrome"), 7, "qom-get health-syndrome: 7")
     t.eq(d.iseg_read(hb + 0x3c), 0x00070000, "health buffer irisc/synd dword: synd 7")
+    # mlx5_core reads the syndrome byte alone (ioread8 of health->synd)
+    t.eq(d.qt.readb(BAR0 + hb + 0x3d), 7, "health buffer synd byte (1-byte read at 0x23d): 7")
+    t.eq(d.qt.readw(BAR0 + hb + 0x3e), 0, "health buffer ext_synd (2-byte read at 0x23e): 0")
     t.eq(d.iseg_read(hb + 0x38), 0x8a000000,
          "health buffer: rfr (reset for recovery), valid, severity 2 (critical)")
     t.eq(d.iseg_read(0x1010) >> 24, 7, "health counter register carries syndrome 7")

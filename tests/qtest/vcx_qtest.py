@@ -252,6 +252,12 @@ class QTest:
     def readl(self, addr):
         return int(self.cmd("readl 0x%x" % addr), 0)
 
+    def readb(self, addr):
+        return int(self.cmd("readb 0x%x" % addr), 0)
+
+    def readw(self, addr):
+        return int(self.cmd("readw 0x%x" % addr), 0)
+
     def writel(self, addr, val):
         self.cmd("writel 0x%x 0x%x" % (addr, val))
 
