@@ -84,6 +84,7 @@ bool vcx_pages_cover_init(VcxState *s);
 /* vcx-port.c */
 uint8_t vcx_cmd_access_reg(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_query_vport_state(VcxState *s, VcxCmd *cmd);
+uint8_t vcx_cmd_query_hca_vport_pkey(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_query_nic_vport_context(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_modify_nic_vport_context(VcxState *s, VcxCmd *cmd);
 

@@ -40,6 +40,9 @@ enum {
     SYND_VPORT_MTU,
     SYND_VPORT_MAC,
     SYND_ALLOWED_LIST,
+    SYND_PKEY_PORT,
+    SYND_PKEY_INDEX,
+    SYND_PKEY_OUT_LEN,
 };
 
 void vcx_port_reset(VcxState *s)
@@ -337,6 +340,43 @@ static uint8_t vcx_vport_check(VcxCmd *cmd, struct vcx_fld other, struct vcx_fld
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_OTHER_VPORT,
                             "other_vport %u vport_number %u: no eswitch",
                             vcx_get(cmd->in, other), vcx_get(cmd->in, number));
+    }
+    return VCX_CMD_STAT_OK;
+}
+
+/*
+ * The P_Key table of the RoCE port: entry 0 is the default full-member P_Key 0xffff (the
+ * one rdma_cm looks up on Ethernet ports), the other entries of the 128 that cap
+ * pkey_table_size 0 gives are empty (0). mlx5_ib asks for entry 0 through this command on
+ * an Ethernet port as on an IB one.
+ */
+uint8_t vcx_cmd_query_hca_vport_pkey(VcxState *s, VcxCmd *cmd)
+{
+    uint32_t port = vcx_get(cmd->in, VCX_QUERY_HCA_VPORT_PKEY_IN_PORT_NUM);
+    uint32_t index = vcx_get(cmd->in, VCX_QUERY_HCA_VPORT_PKEY_IN_PKEY_INDEX);
+    uint32_t n = index == VCX_PKEY_INDEX_ALL ? VCX_PKEY_TABLE_LEN : 1;
+    uint32_t need = VCX_QUERY_HCA_VPORT_PKEY_OUT_PKEY_AT + 4 * n;
+    uint8_t status = vcx_vport_check(cmd, VCX_QUERY_HCA_VPORT_PKEY_IN_OTHER_VPORT,
+                                     VCX_QUERY_HCA_VPORT_PKEY_IN_VPORT_NUMBER);
+
+    if (status) {
+        return status;
+    }
+    if (port > 1) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_PKEY_PORT,
+                            "port_num %u: one port", port);
+    }
+    if (n == 1 && index >= VCX_PKEY_TABLE_LEN) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_PKEY_INDEX,
+                            "pkey_index %u: the table has %u entries", index,
+                            VCX_PKEY_TABLE_LEN);
+    }
+    if (cmd->out_len < need) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_OUTPUT_LEN, SYND_PKEY_OUT_LEN,
+                            "output length %u < %u for %u entries", cmd->out_len, need, n);
+    }
+    if (n > 1 || index == 0) {
+        vcx_be32_store(cmd->out + VCX_QUERY_HCA_VPORT_PKEY_OUT_PKEY_AT, VCX_PKEY_DEFAULT);
     }
     return VCX_CMD_STAT_OK;
 }

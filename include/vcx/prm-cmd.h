@@ -152,6 +152,7 @@
 #define VCX_CMD_OP_MODIFY_NIC_VPORT_CONTEXT	0x755
 #define VCX_CMD_OP_QUERY_ROCE_ADDRESS		0x760
 #define VCX_CMD_OP_SET_ROCE_ADDRESS		0x761
+#define VCX_CMD_OP_QUERY_HCA_VPORT_PKEY		0x765
 #define VCX_CMD_OP_QUERY_VPORT_COUNTER		0x770
 #define VCX_CMD_OP_ALLOC_Q_COUNTER		0x771
 #define VCX_CMD_OP_DEALLOC_Q_COUNTER		0x772
@@ -508,6 +509,21 @@
 #define VCX_VPORT_ADMIN_STATE_DOWN	0x0
 #define VCX_VPORT_ADMIN_STATE_UP	0x1
 #define VCX_VPORT_ADMIN_STATE_AUTO	0x2
+
+/*
+ * QUERY_HCA_VPORT_PKEY: pkey_index, or 0xffff for the whole table; the output is the
+ * 16-byte header, then one dword per entry with the P_Key in its low 16 bits.
+ */
+#define VCX_QUERY_HCA_VPORT_PKEY_IN_OTHER_VPORT		VCX_FLD(0x40, 1)
+#define VCX_QUERY_HCA_VPORT_PKEY_IN_PORT_NUM		VCX_FLD(0x4c, 4)
+#define VCX_QUERY_HCA_VPORT_PKEY_IN_VPORT_NUMBER	VCX_FLD(0x50, 16)
+#define VCX_QUERY_HCA_VPORT_PKEY_IN_PKEY_INDEX		VCX_FLD(0x70, 16)
+#define VCX_QUERY_HCA_VPORT_PKEY_OUT_PKEY_AT		0x10u	/* entry i: byte 0x10 + 4 * i */
+#define VCX_QUERY_HCA_VPORT_PKEY_IN_LEN		0x10u
+#define VCX_QUERY_HCA_VPORT_PKEY_OUT_LEN	0x14u	/* one entry */
+#define VCX_PKEY_INDEX_ALL			0xffffu
+#define VCX_PKEY_TABLE_LEN			128u	/* cap pkey_table_size 0 */
+#define VCX_PKEY_DEFAULT			0xffffu	/* full-member default P_Key */
 
 #define VCX_QUERY_NIC_VPORT_CTX_IN_OTHER_VPORT	VCX_FLD(0x40, 1)
 #define VCX_QUERY_NIC_VPORT_CTX_IN_VPORT_NUMBER	VCX_FLD(0x50, 16)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Port and vport: ACCESS_REG PAOS / PMTU / PTYS / HOST_ENDIANNESS / NODE_DESC (read and write),
-QUERY_VPORT_STATE, QUERY_NIC_VPORT_CONTEXT and MODIFY_NIC_VPORT_CONTEXT."""
+QUERY_VPORT_STATE, QUERY_NIC_VPORT_CONTEXT, MODIFY_NIC_VPORT_CONTEXT and
+QUERY_HCA_VPORT_PKEY."""
 import os
 import struct
 import sys
@@ -172,11 +173,34 @@ def vport(d):
     check(d.exec(Q, out_len=0x20), 0x51, 0x0754ff03, "QUERY_NIC_VPORT_CONTEXT short output: BAD_OUTPUT_LEN")
 
 
+
+def pkey(d):
+    """QUERY_HCA_VPORT_PKEY: what mlx5_ib asks for entry 0 at ib_register_device."""
+    P = OP["QUERY_HCA_VPORT_PKEY"]
+    idx = H["VCX_QUERY_HCA_VPORT_PKEY_IN_PKEY_INDEX"]
+    r = d.exec(P, out_len=0x14, fields=[(idx, 0)])
+    t.eq((r.status, r.u32(0x10)), (0, 0xffff), "P_Key index 0: the default 0xffff")
+    r = d.exec(P, out_len=0x14, fields=[(idx, 5), (H["VCX_QUERY_HCA_VPORT_PKEY_IN_PORT_NUM"], 1)])
+    t.eq((r.status, r.u32(0x10)), (0, 0), "P_Key index 5 (port_num 1): an empty entry")
+    r = d.exec(P, out_len=0x10 + 4 * 128, fields=[(idx, 0xffff)])
+    t.eq((r.status, r.u32(0x10), r.out[0x14:0x10 + 4 * 128]), (0, 0xffff, bytes(4 * 127)),
+         "the whole table (index 0xffff): 0xffff, then 127 empty entries")
+    check(d.exec(P, out_len=0x14, fields=[(idx, 0xffff)]), 0x51, 0x07650012,
+          "the whole table into one entry's output: BAD_OUTPUT_LEN")
+    check(d.exec(P, out_len=0x14, fields=[(idx, 128)]), 3, 0x07650011,
+          "P_Key index 128: BAD_PARAM")
+    check(d.exec(P, out_len=0x14, fields=[(H["VCX_QUERY_HCA_VPORT_PKEY_IN_PORT_NUM"], 2)]), 3,
+          0x07650010, "port_num 2: BAD_PARAM")
+    check(d.exec(P, out_len=0x14, fields=[(H["VCX_QUERY_HCA_VPORT_PKEY_IN_OTHER_VPORT"], 1)]),
+          3, 0x0765000b, "other_vport: BAD_PARAM (no eswitch)")
+    check(d.exec(P), 0x51, 0x0765ff03, "a 16-byte output (no entry): BAD_OUTPUT_LEN")
+
+
 def main():
     d = Vcx("mac=52:54:00:12:34:56")
     d.bring_up()
     for name, fn in [("paos", paos), ("pmtu", pmtu), ("ptys", ptys), ("other", other_regs),
-                     ("vport", vport)]:
+                     ("vport", vport), ("pkey", pkey)]:
         run_isolated(t, name, lambda fn=fn: fn(d))
     t.ok(d.qt.alive(), "QEMU still running")
     d.qt.close()
