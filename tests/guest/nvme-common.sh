@@ -95,9 +95,11 @@ ctrl_of_nqn() {
 
 # Wait (bounded) for the controller's state: ctrl_wait CTRL STATE SECONDS
 ctrl_wait() {
-	local i
+	local i st
 	for i in $(seq $(($3 * 10))); do
-		[ "$(cat "/sys/class/nvme/$1/state" 2>/dev/null)" = "$2" ] && return 0
+		st=
+		{ read -r st <"/sys/class/nvme/$1/state"; } 2>/dev/null || true
+		[ "$st" = "$2" ] && return 0
 		sleep 0.1
 	done
 	return 1
