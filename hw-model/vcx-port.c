@@ -1,7 +1,7 @@
 /*
  * vcx: the Ethernet port and its vport: ACCESS_REG (PAOS, PMTU, PTYS, HOST_ENDIANNESS,
- * NODE_DESC),
- * QUERY_VPORT_STATE, QUERY/MODIFY_NIC_VPORT_CONTEXT and port change events.
+ * NODE_DESC), QUERY_VPORT_STATE, QUERY_HCA_VPORT_PKEY, QUERY/MODIFY_NIC_VPORT_CONTEXT and
+ * port change events.
  *
  * The port is operationally up when the carrier is present (the "link" property, which
  * the monitor can change at run time) and the driver has not set it administratively down
