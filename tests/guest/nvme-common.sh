@@ -93,13 +93,19 @@ ctrl_of_nqn() {
 	return 0
 }
 
+# The controller is in the state: ctrl_state_is CTRL STATE. Read by bash itself (a cat
+# costs the TCG guest a fork and exec per round of a wait).
+ctrl_state_is() {
+	local st=
+	{ read -r st <"/sys/class/nvme/$1/state"; } 2>/dev/null || true
+	[ "$st" = "$2" ]
+}
+
 # Wait (bounded) for the controller's state: ctrl_wait CTRL STATE SECONDS
 ctrl_wait() {
-	local i st
+	local i
 	for i in $(seq $(($3 * 10))); do
-		st=
-		{ read -r st <"/sys/class/nvme/$1/state"; } 2>/dev/null || true
-		[ "$st" = "$2" ] && return 0
+		ctrl_state_is "$1" "$2" && return 0
 		sleep 0.1
 	done
 	return 1

@@ -31,13 +31,12 @@
 # The host's controller reconnected by itself (one more "Successfully reconnected" in the
 # log than RECONNECTS) and live within 60 s, then 4 MiB verified through it.
 faults_host_back() { # context reconnects
-	local i st
-	# The state first, read by bash itself: under TCG each dmesg | grep costs the guest
-	# some 75 ms of CPU, and this wait lasts seconds (docs/testing.md, "Where the time goes").
+	local i
+	# The state first (ctrl_state_is: no process): under TCG each dmesg | grep costs the
+	# guest some 75 ms of CPU, and this wait lasts seconds (docs/testing.md, "Where the
+	# time goes").
 	for i in $(seq 600); do
-		st=
-		{ read -r st <"/sys/class/nvme/$ctrl/state"; } 2>/dev/null || true
-		[ "$st" = live ] &&
+		ctrl_state_is "$ctrl" live &&
 			[ "$(dmesg_count "nvme $ctrl: Successfully reconnected")" -gt "$2" ] && break
 		sleep 0.1
 	done
