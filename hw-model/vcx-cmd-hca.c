@@ -222,14 +222,17 @@ static void vcx_cap_ft_field(uint8_t *ft, struct vcx_fld f)
 /*
  * ETHERNET_OFFLOADS: TX L3/L4 checksums and the RX checksum flags, TCP LSO of up to
  * 2^16 bytes (vcx-nic-tx.c), RSS over an RQT of up to 2^8 entries, headers inline at any
- * size (inline mode "not required"), self loopback blocking per TIR; no VLAN insertion,
- * LRO, tunnels or multi-packet WQEs.
+ * size (inline mode "not required"), self loopback blocking per TIR, C-VLAN stripping
+ * per RQ (vlan_cap) and VLAN insertion by the send WQE (wqe_vlan_insert); no LRO,
+ * tunnels or multi-packet WQEs.
  * FLOW_TABLE: NIC RX tables only (vcx-nic-ft.c), matching the outer-header fields set in
  * ft_field_support; the NIC TX and RDMA tables report ft_support 0.
  */
 static void vcx_caps_init_nic(uint8_t *eth, uint8_t *ft)
 {
     vcx_set(eth, VCX_CAP_ETH_CSUM_CAP, 1);
+    vcx_set(eth, VCX_CAP_ETH_VLAN_CAP, 1);
+    vcx_set(eth, VCX_CAP_ETH_WQE_VLAN_INSERT, 1);
     vcx_set(eth, VCX_CAP_ETH_MAX_LSO_CAP, VCX_NIC_LOG_MAX_LSO);
     vcx_set(eth, VCX_CAP_ETH_SELF_LB_EN_MODIFIABLE, 1);
     vcx_set(eth, VCX_CAP_ETH_WQE_INLINE_MODE, VCX_CAP_ETH_INLINE_MODE_NOT_REQUIRED);
@@ -245,6 +248,9 @@ static void vcx_caps_init_nic(uint8_t *eth, uint8_t *ft)
     vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_DMAC);
     vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_SMAC);
     vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_ETHER_TYPE);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_FIRST_PRIO);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_FIRST_CFI);
+    vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_FIRST_VID);
     vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_IP_VERSION);
     vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_SIP);
     vcx_cap_ft_field(ft, VCX_FT_FIELD_OUTER_DIP);

@@ -278,7 +278,12 @@ void vcx_obj_init(VcxState *s)
     VcxObjects *o = g_new0(VcxObjects, 1);
 
     vcx_obj_table_init(&o->pds, 1u << VCX_LOG_MAX_PD, 1);
-    vcx_obj_table_init(&o->mkeys, 1u << VCX_LOG_MAX_MKEY, 1);
+    /*
+     * MKEY index 1 is never handed out: with a key byte of 0 it would be 0x100, the lkey
+     * that ends a receive scatter list (MLX5_INVALID_LKEY). mlx5e creates its first MKEY
+     * with key 0 and posts it in every receive WQE.
+     */
+    vcx_obj_table_init(&o->mkeys, 1u << VCX_LOG_MAX_MKEY, 2);
     vcx_obj_table_init(&o->cqs, 1u << VCX_LOG_MAX_CQ, 1);
     vcx_obj_table_init(&o->qps, 1u << VCX_LOG_MAX_QP, VCX_FIRST_QPN);
     vcx_obj_table_init(&o->srqs, 1u << VCX_LOG_MAX_SRQ, 1);

@@ -3,11 +3,13 @@
  * CREATE/DESTROY/QUERY_FLOW_TABLE, CREATE/DESTROY/QUERY_FLOW_GROUP,
  * SET/QUERY/DELETE_FLOW_TABLE_ENTRY, and the lookup a received frame goes through.
  *
- * A table (level 0..8, 2^log_size entries) holds groups, each a range of entry indexes
- * sharing one match criteria mask over the outer headers (fte_match_set_lyr_2_4: DMAC,
- * SMAC, ethertype, IP version, IP protocol, IPv4/IPv6 source and destination, TCP and
- * UDP ports; any other criteria bit is refused). An entry's match value is kept masked
- * by its group's criteria, as hardware ignores the other bits. Its action forwards to one
+ * A table (level 0..max_ft_level, 2^log_size entries) holds groups, each a range of entry
+ * indexes sharing one match criteria mask over the outer headers (fte_match_set_lyr_2_4:
+ * DMAC, SMAC, ethertype, the first VLAN tag's kind (cvlan_tag, svlan_tag) and its
+ * first_prio, first_cfi and first_vid, IP version, IP protocol, IPv4/IPv6 source and
+ * destination, TCP and UDP ports; any other criteria bit is refused). An entry's match
+ * value is kept masked by its group's criteria, as hardware ignores the other bits.
+ * Entries are kept only where set (a table may have 2^16 slots). An entry forwards to one
  * destination (a TIR, or a table of a higher level) or drops; the flow tag goes into the
  * receive CQE. A table's miss either drops (default) or forwards to a table of a higher
  * level. Only NIC RX tables exist (table_type 0); the NIC TX, FDB and RDMA tables are not
@@ -54,6 +56,7 @@ enum {
     SYND_FTE_LEN,
     SYND_FTE_MODIFY_MASK,
     SYND_FTE_UNSUPPORTED,
+    SYND_FTE_FULL,
 };
 
 /* Criteria bits the device can match (fte_match_set_lyr_2_4 of the outer headers). */
@@ -65,6 +68,11 @@ static void vcx_ft_supported_mask(uint8_t *m)
     vcx_set(m, VCX_MATCH_ETHERTYPE, 0xffff);
     vcx_set(m, VCX_MATCH_DMAC_47_16, 0xffffffff);
     vcx_set(m, VCX_MATCH_DMAC_15_0, 0xffff);
+    vcx_set(m, VCX_MATCH_CVLAN_TAG, 1);
+    vcx_set(m, VCX_MATCH_SVLAN_TAG, 1);
+    vcx_set(m, VCX_MATCH_FIRST_PRIO, 0x7);
+    vcx_set(m, VCX_MATCH_FIRST_CFI, 1);
+    vcx_set(m, VCX_MATCH_FIRST_VID, 0xfff);
     vcx_set(m, VCX_MATCH_IP_PROTOCOL, 0xff);
     vcx_set(m, VCX_MATCH_IP_VERSION, 0xf);
     vcx_set(m, VCX_MATCH_TCP_SPORT, 0xffff);
@@ -173,7 +181,7 @@ uint8_t vcx_cmd_create_ft(VcxState *s, VcxCmd *cmd)
     ft->log_size = log_size;
     ft->miss_action = miss;
     ft->miss_id = next ? miss_id : 0;
-    ft->ftes = g_new0(VcxFte *, 1u << log_size);
+    ft->ftes = g_hash_table_new(g_direct_hash, g_direct_equal);
     ft->next_group_id = 1;
     if (next) {
         next->refs++;
@@ -206,12 +214,12 @@ void vcx_ft_free(VcxState *s, VcxFt *ft)
 {
     VcxNic *n = vcx_nic(s);
     VcxFt *next = vcx_ft_get(s, ft->miss_id);
+    GList *all = g_hash_table_get_values(ft->ftes);
 
-    for (uint32_t i = 0; i < (1u << ft->log_size); i++) {
-        if (ft->ftes[i]) {
-            vcx_fte_free(s, ft, ft->ftes[i]);
-        }
+    for (GList *l = all; l; l = l->next) {
+        vcx_fte_free(s, ft, l->data);
     }
+    g_list_free(all);
     while (ft->ngroups) {
         vcx_fg_free(s, ft, ft->groups[ft->ngroups - 1]);
     }
@@ -222,7 +230,7 @@ void vcx_ft_free(VcxState *s, VcxFt *ft)
         n->root = 0;
     }
     vcx_obj_remove(&n->fts, ft->id);
-    g_free(ft->ftes);
+    g_hash_table_destroy(ft->ftes);
     g_free(ft);
 }
 
@@ -457,23 +465,43 @@ uint8_t vcx_cmd_query_fg(VcxState *s, VcxCmd *cmd)
  * Entries
  */
 
-/* Make the group's hash name, for fte's value, the entry of lowest index with it. */
-static void vcx_fg_rehash(VcxFt *ft, VcxFg *fg, const uint8_t *value, VcxFte *gone)
+static VcxFte *vcx_fte_at(VcxFt *ft, uint32_t index)
 {
-    VcxFte *best = NULL;
+    return g_hash_table_lookup(ft->ftes, GUINT_TO_POINTER(index));
+}
 
-    g_hash_table_remove(fg->by_value, value);
-    for (uint32_t i = fg->start; i <= fg->end; i++) {
-        VcxFte *e = ft->ftes[i];
+/*
+ * Entries of a group with equal masked values form a chain in index order, whose head
+ * (the lowest index, the one a frame matches) the group's hash names: adding or removing
+ * an entry costs the length of its value's chain, not the group's size.
+ */
+static void vcx_fg_link(VcxFg *fg, VcxFte *fte)
+{
+    VcxFte *head = g_hash_table_lookup(fg->by_value, fte->value), **pp = &head;
 
-        if (e && e != gone && !memcmp(e->value, value, VCX_MATCH_SET_SIZE)) {
-            best = e;
-            break;
-        }
+    while (*pp && (*pp)->index < fte->index) {
+        pp = &(*pp)->next_same;
     }
-    if (best) {
-        g_hash_table_insert(fg->by_value, best->value, best);
+    fte->next_same = *pp;
+    *pp = fte;
+    g_hash_table_replace(fg->by_value, head->value, head);
+}
+
+static void vcx_fg_unlink(VcxFg *fg, VcxFte *fte)
+{
+    VcxFte *head = g_hash_table_lookup(fg->by_value, fte->value), **pp = &head;
+
+    while (*pp && *pp != fte) {
+        pp = &(*pp)->next_same;
     }
+    if (*pp) {
+        *pp = fte->next_same;
+    }
+    g_hash_table_remove(fg->by_value, fte->value);
+    if (head) {
+        g_hash_table_insert(fg->by_value, head->value, head);
+    }
+    fte->next_same = NULL;
 }
 
 static void vcx_fte_unref_dest(VcxState *s, VcxFte *fte)
@@ -501,11 +529,9 @@ static void vcx_fte_free(VcxState *s, VcxFt *ft, VcxFte *fte)
     VcxFg *fg = vcx_fg_of_index(ft, fte->index);
 
     vcx_fte_unref_dest(s, fte);
-    ft->ftes[fte->index] = NULL;
+    g_hash_table_remove(ft->ftes, GUINT_TO_POINTER(fte->index));
     if (fg) {
-        if (g_hash_table_lookup(fg->by_value, fte->value) == fte) {
-            vcx_fg_rehash(ft, fg, fte->value, fte);
-        }
+        vcx_fg_unlink(fg, fte);
         fg->nftes--;
     }
     ft->nftes--;
@@ -615,10 +641,15 @@ uint8_t vcx_cmd_set_fte(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_FTE_UNSUPPORTED,
                             "ignore_flow_level not supported");
     }
-    fte = ft->ftes[index];
+    fte = vcx_fte_at(ft, index);
     if (cmd->op_mod == VCX_SET_FTE_OP_MOD_CREATE && fte) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_RES_STATE, SYND_FTE_EXISTS,
                             "flow_index %u of table 0x%x is in use", index, ft->id);
+    }
+    if (cmd->op_mod == VCX_SET_FTE_OP_MOD_CREATE && vcx_nic(s)->nfte >= VCX_NIC_MAX_FTES) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_EXCEED_LIM, SYND_FTE_FULL,
+                            "all %u flow table entries of the device in use",
+                            VCX_NIC_MAX_FTES);
     }
     if (cmd->op_mod == VCX_SET_FTE_OP_MOD_MODIFY) {
         const uint32_t known = VCX_SET_FTE_MODIFY_ACTION | VCX_SET_FTE_MODIFY_FLOW_TAG |
@@ -668,11 +699,11 @@ uint8_t vcx_cmd_set_fte(VcxState *s, VcxCmd *cmd)
     memcpy(fte->ctx + VCX_FTE_MATCH_VALUE_AT + VCX_FTE_MATCH_OUTER_AT, fte->value,
            VCX_MATCH_SET_SIZE);
     vcx_fte_ref_dest(s, fte);
-    ft->ftes[index] = fte;
+    g_hash_table_insert(ft->ftes, GUINT_TO_POINTER(index), fte);
     ft->nftes++;
     fg->nftes++;
     vcx_nic(s)->nfte++;
-    vcx_fg_rehash(ft, fg, fte->value, NULL);
+    vcx_fg_link(fg, fte);
     trace_vcx_nic_fte(ft->id, index, action, dtype, did);
     return VCX_CMD_STAT_OK;
 }
@@ -688,7 +719,7 @@ uint8_t vcx_cmd_query_fte(VcxState *s, VcxCmd *cmd)
     if (status) {
         return status;
     }
-    fte = index < (1u << ft->log_size) ? ft->ftes[index] : NULL;
+    fte = vcx_fte_at(ft, index);
     if (!fte) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_FTE_NONE,
                             "flow_index %u of table 0x%x is empty", index, ft->id);
@@ -712,7 +743,7 @@ uint8_t vcx_cmd_delete_fte(VcxState *s, VcxCmd *cmd)
     if (status) {
         return status;
     }
-    fte = index < (1u << ft->log_size) ? ft->ftes[index] : NULL;
+    fte = vcx_fte_at(ft, index);
     if (!fte) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_FTE_NONE,
                             "flow_index %u of table 0x%x is empty", index, ft->id);

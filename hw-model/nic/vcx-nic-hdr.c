@@ -3,11 +3,12 @@
  * path's checksum offload and LSO, the receive path's checks and RSS, and steering's
  * match set; and the checksum offload itself (PRM "Ethernet Segment", cs_flags).
  *
- * What the device parses: Ethernet II with at most one 802.1Q tag, then IPv4 (any IHL of
- * 5 or more that fits the frame; a fragment has no L4 header) or IPv6 (the fixed header
- * only: the next-header field is taken as the L4 protocol and extension headers are not
- * walked; vcx.ko's ndo_features_check keeps such packets away from LSO), then
- * TCP or UDP by protocol number. Anything else is L2 only. Every read stays within the
+ * What the device parses: Ethernet II with at most one VLAN tag (an 802.1Q C-tag, TPID
+ * 0x8100, or an 802.1ad S-tag, 0x88a8; a second tag makes the frame L2 only), then IPv4
+ * (any IHL of 5 or more that fits the frame; a fragment has no L4 header) or IPv6 (the
+ * fixed header only: the next-header field is taken as the L4 protocol and extension
+ * headers are not walked; vcx.ko's ndo_features_check keeps such packets away from LSO),
+ * then TCP or UDP by protocol number. Anything else is L2 only. Every read stays within the
  * frame's length.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -26,12 +27,14 @@ void vcx_nic_parse_hdrs(const uint8_t *f, uint32_t len, VcxNicHdrs *h)
         return;
     }
     type = lduw_be_p(f + 12);
-    if (type == VCX_ETHERTYPE_VLAN && len >= l3 + 4) {
+    if ((type == VCX_ETHERTYPE_VLAN || type == VCX_ETHERTYPE_SVLAN) && len >= l3 + 4) {
         h->vlan = true;
-        h->vid = lduw_be_p(f + 14) & 0xfff;
+        h->svlan = type == VCX_ETHERTYPE_SVLAN;
+        h->tci = lduw_be_p(f + 14);
         type = lduw_be_p(f + 16);
         l3 += 4;
     }
+    h->l2 = l3;
     h->ethertype = type;
     if (type == VCX_ETHERTYPE_IPV4 && len >= l3 + 20 && (f[l3] >> 4) == 4) {
         uint32_t ihl = (f[l3] & 0xf) * 4;

@@ -7,8 +7,9 @@
  * when a frame arrives. A TIR (directly) or an RQT names the RQs frames go to. The RQ
  * may count into a Q counter (counter_set_id, changeable with MODIFY_RQ's
  * modify_bitmask). An RQ moved to ERR with flush_in_error_en completes the receive WQEs
- * posted with WR_FLUSH_ERR CQEs (vcx-nic-rx.c), as a QP's RQ does. No VLAN stripping (vsd must be 1), no FCS scatter, no RMP
- * (mem_rq_type 0), no delay drop, no hairpin, no striding RQ.
+ * posted with WR_FLUSH_ERR CQEs (vcx-nic-rx.c), as a QP's RQ does. vsd 0 turns VLAN
+ * stripping on (vcx-nic-rx.c); MODIFY_RQ changes it and the counter set. No FCS scatter,
+ * no RMP (mem_rq_type 0), no delay drop, no hairpin, no striding RQ.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -21,7 +22,7 @@ enum {
     SYND_RQ_BASE = 0x50,
     SYND_RQ_STATE = 0x60,
     SYND_RQ_UNSUPPORTED,
-    SYND_RQ_VSD,
+    SYND_RQ_RESERVED,           /* was vsd 0, refused before VLAN stripping */
     SYND_RQ_COUNTER,
     SYND_RQ_NONE,
     SYND_RQ_CUR_STATE,
@@ -65,10 +66,6 @@ uint8_t vcx_cmd_create_rq(VcxState *s, VcxCmd *cmd)
                             "rqc asks for what the device does not do (delay drop, FCS "
                             "scatter, hairpin, RMP, user index, ts_format %u)", ts);
     }
-    if (!vcx_get(rqc, VCX_RQC_VSD)) {
-        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_RQ_VSD,
-                            "vsd 0: VLAN stripping is not supported (vlan_cap 0)");
-    }
     status = vcx_rq_counter(s, cmd, vcx_get(rqc, VCX_RQC_COUNTER_SET_ID), &qc);
     if (status) {
         return status;
@@ -88,7 +85,7 @@ uint8_t vcx_cmd_create_rq(VcxState *s, VcxCmd *cmd)
     memcpy(wq->ctx, rqc, sizeof(wq->ctx));
     wq->state = VCX_RQC_STATE_RST;
     wq->flush_in_error = vcx_get(rqc, VCX_RQC_FLUSH_IN_ERROR_EN);
-    wq->vsd = true;
+    wq->vsd = vcx_get(rqc, VCX_RQC_VSD);
     wq->counter_set_id = qc ? qc->id : 0;
     wq->qc = qc;
     if (qc) {
@@ -119,10 +116,6 @@ uint8_t vcx_cmd_modify_rq(VcxState *s, VcxCmd *cmd)
                             "modify_bitmask 0x%" PRIx64 ": only vsd and counter_set_id "
                             "(0x%" PRIx64 ")", mask, known);
     }
-    if ((mask & VCX_MODIFY_RQ_BITMASK_VSD) && !vcx_get(rqc, VCX_RQC_VSD)) {
-        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_RQ_VSD,
-                            "vsd 0: VLAN stripping is not supported (vlan_cap 0)");
-    }
     if (mask & VCX_MODIFY_RQ_BITMASK_COUNTER_SET_ID) {
         status = vcx_rq_counter(s, cmd, vcx_get(rqc, VCX_RQC_COUNTER_SET_ID), &qc);
         if (status) {
@@ -144,6 +137,10 @@ uint8_t vcx_cmd_modify_rq(VcxState *s, VcxCmd *cmd)
             qc->refs++;
         }
         vcx_set(rq->ctx, VCX_RQC_COUNTER_SET_ID, rq->counter_set_id);
+    }
+    if (mask & VCX_MODIFY_RQ_BITMASK_VSD) {
+        rq->vsd = vcx_get(rqc, VCX_RQC_VSD);
+        vcx_set(rq->ctx, VCX_RQC_VSD, rq->vsd);
     }
     rq->state = next;
     if (next == VCX_RQC_STATE_RST) {

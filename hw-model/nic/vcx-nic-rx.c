@@ -27,15 +27,18 @@
  *     nothing written; a WQE too short for the frame is consumed with an error CQE
  *     (RESP_ERR, LOCAL_LENGTH_ERR) and the frame dropped; a memory key fault likewise
  *     with LOCAL_PROT_ERR. The RQ stays RDY in both cases.
+ * An RQ with VLAN stripping on (vsd 0) takes an outer C-VLAN tag out of the frame.
  * The receive CQE (RESP_SEND) carries the byte count, the WQE counter, the flow tag, the
- * L3/L4 header types, L2_OK/L3_OK/L4_OK, the ones' complement sum of the bytes after the
- * Ethernet header (check_sum) and the RSS hash and its type.
+ * L3/L4 header types, L2_OK/L3_OK/L4_OK, the ones' complement sum from the IP header
+ * (check_sum, vcx_rx_csums), the stripped tag (cvlan present, vlan_info) and the RSS
+ * hash and its type.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/bswap.h"
 #include "net/net.h"
 #include "hw/vcx/trace.h"
 #include "vcx-nic.h"
@@ -64,12 +67,14 @@ uint32_t vcx_toeplitz(const uint8_t *key, uint32_t key_len, const uint8_t *in,
 
 /* What the headers of a frame say, for RSS, RoCE detection and the CQE. */
 typedef struct VcxRxHdr {
+    uint32_t l2;                /* the L2 header's length: 14, or 18 with a VLAN tag */
     uint32_t l3;                /* offset of the IP header, 0: none */
     uint32_t l4;                /* offset of the TCP/UDP header, 0: none */
     uint8_t ipv;                /* 4, 6 or 0 */
     uint8_t proto;
+    bool frag;                  /* an IPv4 fragment: no L4 header */
     uint32_t l3_len;            /* IPv4 header length (IHL * 4), 40 for IPv6 */
-    uint32_t l4_len;
+    uint32_t l4_len;            /* the IP packet's bytes after l3_len */
 } VcxRxHdr;
 
 /*
@@ -84,6 +89,7 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
 
     memset(h, 0, sizeof(*h));
     vcx_nic_parse_hdrs(f, len, &p);
+    h->l2 = p.l2;
     if (p.ipv == 4) {
         if (!p.l3_len || p.ip_len < p.l3_len || p.ip_len > len - p.l3) {
             return;
@@ -101,6 +107,7 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
     h->l3_len = p.l3_len;
     h->ipv = p.ipv;
     h->proto = p.proto;
+    h->frag = p.frag;
     h->l4 = p.l4;
     if (!h->l4 || (h->proto != VCX_IPPROTO_TCP && h->proto != VCX_IPPROTO_UDP) ||
         h->l4_len < (h->proto == VCX_IPPROTO_TCP ? 20u : 8u)) {
@@ -109,30 +116,40 @@ static void vcx_rx_parse(const uint8_t *f, uint32_t len, VcxRxHdr *h)
 }
 
 /*
- * The CQE's check_sum (the ones' complement sum of everything after the Ethernet
- * header), l3_ok and l4_ok (PRM "CQE format"), each byte summed once: the IP header's
- * and the L4 segment's own sums are parts of check_sum. The IP header starts at 14 or
- * 18 and is a multiple of 4 long, so the parts meet at even offsets, but for the bytes
- * after an odd-length L4 segment: a run that starts at an odd offset sums to the byte
- * swap of its sum from an even one (RFC 1071, 2.(B)).
+ * The CQE's check_sum, l3_ok and l4_ok (PRM "CQE format"), each byte summed once: the IP
+ * header's and the L4 segment's own sums are parts of check_sum.
+ * check_sum is the ones' complement sum of the bytes from the IP header to the end of
+ * the frame, as ConnectX reports it: a VLAN tag left in the frame is not covered, nor is
+ * the padding of a frame of at most 60 bytes after its IP packet (the mlx5e driver adds
+ * both itself for CHECKSUM_COMPLETE). A frame without a usable IP header is summed from
+ * the end of its L2 header. The IP header starts at an even offset and is a multiple of
+ * 4 long, so the parts meet at even offsets, but for the bytes after an odd-length L4
+ * segment: a run that starts at an odd offset sums to the byte swap of its sum from an
+ * even one (RFC 1071, 2.(B)).
  */
 static uint16_t vcx_rx_csums(const uint8_t *f, uint32_t len, const VcxRxHdr *h,
                              bool *l3_ok, bool *l4_ok)
 {
-    uint32_t pseudo = 0, l3sum = 0, l4sum, end;
+    uint32_t pseudo = 0, l3sum = 0, l4sum, l4end, end = len;
     uint16_t tail;
 
     *l3_ok = *l4_ok = false;
+    if (!h->l3) {
+        return vcx_csum_fold(vcx_csum_add(0, f + h->l2, len - h->l2));
+    }
+    if (len <= VCX_NIC_MIN_FRAME) {
+        end = h->l3 + h->l3_len + h->l4_len;    /* the pad after the IP packet */
+    }
     if (h->ipv == 4) {
         l3sum = vcx_csum_add(0, f + h->l3, h->l3_len);
         *l3_ok = vcx_csum_fold(l3sum) == 0xffff;
         pseudo = vcx_csum_add(0, f + h->l3 + 12, 8);
-    } else if (h->ipv == 6) {
+    } else {
         *l3_ok = true;
         pseudo = vcx_csum_add(0, f + h->l3 + 8, 32);
     }
     if (!h->l4) {
-        return vcx_csum_fold(vcx_csum_add(0, f + 14, len - 14));
+        return vcx_csum_fold(vcx_csum_add(0, f + h->l3, end - h->l3));
     }
     l4sum = vcx_csum_add(0, f + h->l4, h->l4_len);
     if (h->proto == VCX_IPPROTO_UDP && h->ipv == 4 && !(f[h->l4 + 6] | f[h->l4 + 7])) {
@@ -140,19 +157,18 @@ static uint16_t vcx_rx_csums(const uint8_t *f, uint32_t len, const VcxRxHdr *h,
     } else {
         *l4_ok = vcx_csum_fold(pseudo + h->proto + h->l4_len + l4sum) == 0xffff;
     }
-    end = h->l4 + h->l4_len;
-    tail = vcx_csum_fold(vcx_csum_add(0, f + end, len - end));
+    l4end = h->l4 + h->l4_len;
+    tail = vcx_csum_fold(vcx_csum_add(0, f + l4end, end - l4end));
     if (h->l4_len & 1) {
         tail = bswap16(tail);
     }
     if (h->ipv == 4) {
         /* the IPv4 header is summed above; IPv6's 40 bytes and extensions are not */
-        return vcx_csum_fold(vcx_csum_add(0, f + 14, h->l3 - 14) + l3sum +
-                             vcx_csum_add(0, f + h->l3 + h->l3_len,
-                                          h->l4 - h->l3 - h->l3_len) +
+        return vcx_csum_fold(l3sum + vcx_csum_add(0, f + h->l3 + h->l3_len,
+                                                  h->l4 - h->l3 - h->l3_len) +
                              l4sum + tail);
     }
-    return vcx_csum_fold(vcx_csum_add(0, f + 14, h->l4 - 14) + l4sum + tail);
+    return vcx_csum_fold(vcx_csum_add(0, f + h->l3, h->l4 - h->l3) + l4sum + tail);
 }
 
 /*
@@ -222,15 +238,23 @@ static bool vcx_rx_vport_accepts(VcxState *s, const uint8_t *f)
     return false;
 }
 
-/* RSS: the RQT entry of a hashing TIR; *hash and *htype for the CQE. */
+/*
+ * RSS: the RQT entry of a hashing TIR; *hash and *htype for the CQE. Toeplitz with the
+ * TIR's key, or inverted XOR8 (the PRM names it without its bit order: this one
+ * complements the XOR of the input bytes, so its values may differ from a board's).
+ * A symmetric TIR hashes the smaller address (and port) of the pair first, so both
+ * directions of a flow get one hash. ConnectX's own symmetric function is not in the
+ * PRM: its values may differ from this one's, its property (one hash per flow) is kept.
+ */
 static uint32_t vcx_rx_rss(const VcxTir *tir, const uint8_t *f, const VcxRxHdr *h,
                            uint32_t *hash, uint8_t *htype)
 {
     bool want_ip = tir->fields & (VCX_HASH_FIELD_SEL_SRC_IP | VCX_HASH_FIELD_SEL_DST_IP);
     bool want_l4 = tir->fields & (VCX_HASH_FIELD_SEL_L4_SPORT | VCX_HASH_FIELD_SEL_L4_DPORT);
-    uint8_t in[36];
-    uint32_t n = 0, alen;
-    const uint8_t *src, *dst;
+    bool want_spi = tir->fields & VCX_HASH_FIELD_SEL_IPSEC_SPI;
+    uint8_t in[40];
+    uint32_t n = 0, alen, spi_at = 0;
+    const uint8_t *src, *dst, *sport, *dport;
 
     *hash = 0;
     *htype = 0;
@@ -241,9 +265,31 @@ static uint32_t vcx_rx_rss(const VcxTir *tir, const uint8_t *f, const VcxRxHdr *
     if (want_l4 && (!h->l4 || h->proto != (tir->l4_type == VCX_L4_PROT_TYPE_TCP ? 6 : 17))) {
         return 0;
     }
+    if (want_spi) {
+        /* the SPI: the first word of an ESP header, the second of an AH header */
+        spi_at = h->proto == VCX_IPPROTO_ESP ? 0 : h->proto == VCX_IPPROTO_AH ? 4 : UINT32_MAX;
+        if (spi_at == UINT32_MAX || h->frag || h->l4_len < spi_at + 4) {
+            return 0;
+        }
+        spi_at += h->l3 + h->l3_len;
+    }
     alen = h->ipv == 4 ? 4 : 16;
     src = f + h->l3 + (h->ipv == 4 ? 12 : 8);
     dst = src + alen;
+    sport = f + h->l4;
+    dport = f + h->l4 + 2;
+    if (tir->symmetric && memcmp(src, dst, alen) > 0) {
+        const uint8_t *t = src;
+
+        src = dst;
+        dst = t;
+    }
+    if (tir->symmetric && want_l4 && memcmp(sport, dport, 2) > 0) {
+        const uint8_t *t = sport;
+
+        sport = dport;
+        dport = t;
+    }
     if (tir->fields & VCX_HASH_FIELD_SEL_SRC_IP) {
         memcpy(in + n, src, alen);
         n += alen;
@@ -253,20 +299,34 @@ static uint32_t vcx_rx_rss(const VcxTir *tir, const uint8_t *f, const VcxRxHdr *
         n += alen;
     }
     if (tir->fields & VCX_HASH_FIELD_SEL_L4_SPORT) {
-        memcpy(in + n, f + h->l4, 2);
+        memcpy(in + n, sport, 2);
         n += 2;
     }
     if (tir->fields & VCX_HASH_FIELD_SEL_L4_DPORT) {
-        memcpy(in + n, f + h->l4 + 2, 2);
+        memcpy(in + n, dport, 2);
         n += 2;
     }
-    *hash = vcx_toeplitz(tir->key, sizeof(tir->key), in, n);
+    if (want_spi) {
+        memcpy(in + n, f + spi_at, 4);
+        n += 4;
+    }
+    if (tir->hash_fn == VCX_RX_HASH_FN_TOEPLITZ) {
+        *hash = vcx_toeplitz(tir->key, sizeof(tir->key), in, n);
+    } else {
+        uint8_t x = 0;                  /* inverted XOR8: the bytes' XOR, complemented */
+
+        for (uint32_t i = 0; i < n; i++) {
+            x ^= in[i];
+        }
+        *hash = (uint8_t)~x;
+    }
     if (want_ip) {
         *htype |= (h->ipv == 4 ? VCX_CQE_RSS_IPV4 : VCX_CQE_RSS_IPV6) <<
                   VCX_CQE_RSS_HTYPE_IP_SHIFT;
     }
-    if (want_l4) {
-        *htype |= (h->proto == 6 ? VCX_CQE_RSS_L4_TCP : VCX_CQE_RSS_L4_UDP) <<
+    if (want_l4 || want_spi) {
+        *htype |= (want_spi ? VCX_CQE_RSS_L4_IPSEC :
+                   h->proto == 6 ? VCX_CQE_RSS_L4_TCP : VCX_CQE_RSS_L4_UDP) <<
                   VCX_CQE_RSS_HTYPE_L4_SHIFT;
     }
     return *hash;
@@ -301,12 +361,29 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
     uint8_t cqe[VCX_CQE_SIZE] = { 0 };
     const char *why = NULL;
     uint8_t hds = VCX_CQE_L2_OK, l3t = 0, l4t = 0;
-    bool l3_ok, l4_ok;
-    uint16_t check_sum;
+    bool l3_ok, l4_ok, stripped = false;
+    uint16_t check_sum, tci = 0;
+    VcxRxHdr sh;
 
     if (rq->state != VCX_RQC_STATE_RDY) {
         vcx_rx_drop(s, "RQ not ready", len);
         return;
+    }
+    /*
+     * VLAN stripping (RQ context vsd 0): an outer C-VLAN tag leaves the frame and goes
+     * to the CQE (cvlan present, vlan_info); an S-VLAN tag stays, as it does on ConnectX.
+     */
+    if (!rq->vsd && h->l2 == 18 && lduw_be_p(f + 12) == VCX_ETHERTYPE_VLAN) {
+        uint8_t *sf = vcx_nic(s)->rx_frame;
+
+        tci = lduw_be_p(f + 14);
+        memcpy(sf, f, 12);
+        memcpy(sf + 12, f + 16, len - 16);
+        f = sf;
+        len -= 4;
+        vcx_rx_parse(f, len, &sh);
+        h = &sh;
+        stripped = true;
     }
     if (vcx_dbr_read(s, rq->dbr_addr + VCX_NIC_RQ_DBR_RECV, &posted) != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "vcx: RQ 0x%x doorbell record at 0x%" PRIx64
@@ -388,6 +465,10 @@ static void vcx_rx_deliver(VcxState *s, VcxNicWq *rq, const uint8_t *f, uint32_t
     vcx_set(cqe, VCX_CQE_HDS_IP_EXT, hds);
     vcx_set(cqe, VCX_CQE_L4_HDR_TYPE, l4t);
     vcx_set(cqe, VCX_CQE_L3_HDR_TYPE, l3t);
+    if (stripped) {
+        vcx_set(cqe, VCX_CQE_VLAN_PRESENT, 1);
+        vcx_set(cqe, VCX_CQE_VLAN_INFO, tci);
+    }
     vcx_set(cqe, VCX_CQE_BYTE_CNT, len);
     vcx_set(cqe, VCX_CQE_FLOW_TAG, flow_tag);
     vcx_set(cqe, VCX_CQE_WQE_COUNTER, index);
@@ -472,7 +553,7 @@ static void vcx_rx_frame(VcxState *s, const VcxFrame *fr)
             vcx_rx_drop(s, "TIR without an RQT", len);
             return;
         }
-        if (tir->hash_fn == VCX_RX_HASH_FN_TOEPLITZ) {
+        if (tir->hash_fn != VCX_RX_HASH_FN_NONE) {
             i = vcx_rx_rss(tir, f, &h, &hash, &htype) % rqt->size;
         }
         rqn = rqt->rqn[i];

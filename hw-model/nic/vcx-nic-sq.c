@@ -2,7 +2,8 @@
  * vcx: Ethernet send queues: CREATE/MODIFY/QUERY/DESTROY_SQ (PRM "Send Queue"), and the
  * work queue (wq) checks SQs and RQs share.
  *
- * An SQ is a cyclic ring of 64-byte WQEBBs on one TIS, completing on one CQ; its
+ * An SQ is a cyclic ring of 64-byte WQEBBs on one TIS or none (tis_lst_sz 0: mlx5e's
+ * internal control SQs; its frames have no transport domain), completing on one CQ; its
  * doorbell record's second dword holds the producer counter, rung through the UAR
  * BlueFlame register as for a QP. States RST -> RDY -> ERR as in sqc.state: MODIFY_SQ
  * moves RST->RDY, RDY->RDY, RDY/ERR->ERR and any state to RST, and the current state in
@@ -58,12 +59,17 @@ uint8_t vcx_nic_wq_parse(VcxState *s, VcxCmd *cmd, VcxNicWq *wq, const uint8_t *
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, synd_base + WQ_SYND_TYPE,
                             "wq_type %u: only cyclic (1)", type);
     }
+    /*
+     * end_padding_mode 1 (an RQ's scatter may be padded up to a cache line) lets the
+     * device write past the frame within the WQE's buffers; it writes nothing there, which
+     * the mode allows. Mode 2 and SQs with a mode are refused.
+     */
     if (vcx_get(w, VCX_WQ_WQ_SIGNATURE) || vcx_get(w, VCX_WQ_CD_SLAVE) ||
-        vcx_get(w, VCX_WQ_END_PADDING_MODE) || vcx_get(w, VCX_WQ_DBR_UMEM_VALID) ||
-        vcx_get(w, VCX_WQ_WQ_UMEM_VALID)) {
+        vcx_get(w, VCX_WQ_END_PADDING_MODE) > (wq->is_sq ? 0 : VCX_WQ_END_PAD_MODE_ALIGN) ||
+        vcx_get(w, VCX_WQ_DBR_UMEM_VALID) || vcx_get(w, VCX_WQ_WQ_UMEM_VALID)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, synd_base + WQ_SYND_UNSUPPORTED,
-                            "wq_signature / cd_slave / end_padding_mode / umem not "
-                            "supported");
+                            "wq_signature / cd_slave / end_padding_mode %u / umem not "
+                            "supported", vcx_get(w, VCX_WQ_END_PADDING_MODE));
     }
     if (log_sz > VCX_NIC_LOG_MAX_WQ_SZ) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, synd_base + WQ_SYND_SIZE,
@@ -77,8 +83,13 @@ uint8_t vcx_nic_wq_parse(VcxState *s, VcxCmd *cmd, VcxNicWq *wq, const uint8_t *
                             wq->is_sq ? "SQ" : "RQ",
                             wq->is_sq ? "64 bytes (6)" : "1..32 data segments (4..9)");
     }
-    wq->pd = vcx_pd_get(s, pdn);
-    if (!wq->pd) {
+    /*
+     * An RQ may have no PD (pd 0, which ALLOC_PD never returns): mlx5e's drop RQ, which
+     * steering points at while no channel is open, has none and gets no WQEs. Any WQE
+     * posted to it fails its memory key check (no key is of PD 0).
+     */
+    wq->pd = pdn || wq->is_sq ? vcx_pd_get(s, pdn) : NULL;
+    if (!wq->pd && (pdn || wq->is_sq)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, synd_base + WQ_SYND_PD,
                             "pd 0x%x does not exist", pdn);
     }
@@ -111,7 +122,9 @@ uint8_t vcx_nic_wq_insert(VcxState *s, VcxCmd *cmd, VcxNicWq *wq, uint16_t synd)
     }
     wq->gen = ++n->wq_gen;
     wq->cq->refs++;
-    wq->pd->refs++;
+    if (wq->pd) {
+        wq->pd->refs++;
+    }
     if (wq->is_sq) {
         n->nsq++;
     } else {
@@ -150,7 +163,9 @@ void vcx_nic_wq_free(VcxState *s, VcxNicWq *wq)
         wq->kicked = false;
     }
     wq->cq->refs--;
-    wq->pd->refs--;
+    if (wq->pd) {
+        wq->pd->refs--;
+    }
     if (wq->tis) {
         wq->tis->refs--;
     }
@@ -174,7 +189,8 @@ uint8_t vcx_cmd_create_sq(VcxState *s, VcxCmd *cmd)
     uint32_t tisn = vcx_get(sqc, VCX_SQC_TIS_NUM_0);
     uint32_t uar = vcx_get(w, VCX_WQ_UAR_PAGE);
     uint32_t ts = vcx_get(sqc, VCX_SQC_TS_FORMAT);
-    VcxTis *tis = vcx_tis_get(s, tisn);
+    bool has_tis = vcx_get(sqc, VCX_SQC_TIS_LST_SZ);
+    VcxTis *tis = has_tis ? vcx_tis_get(s, tisn) : NULL;
     VcxNicWq *wq;
     uint8_t status;
 
@@ -198,7 +214,7 @@ uint8_t vcx_cmd_create_sq(VcxState *s, VcxCmd *cmd)
                             "group, tis_lst_sz %u, ts_format %u)",
                             vcx_get(sqc, VCX_SQC_TIS_LST_SZ), ts);
     }
-    if (!tis) {
+    if (has_tis && !tis) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_SQ_TIS,
                             "tis_num_0 0x%x does not exist", tisn);
     }
@@ -222,9 +238,11 @@ uint8_t vcx_cmd_create_sq(VcxState *s, VcxCmd *cmd)
     memcpy(wq->ctx, sqc, sizeof(wq->ctx));
     wq->state = VCX_SQC_STATE_RST;
     wq->flush_in_error = vcx_get(sqc, VCX_SQC_FLUSH_IN_ERROR_EN);
-    wq->tisn = tisn;
+    wq->tisn = has_tis ? tisn : 0;
     wq->tis = tis;
-    tis->refs++;
+    if (tis) {
+        tis->refs++;
+    }
     vcx_set(cmd->out, VCX_CREATE_SQ_OUT_SQN, wq->num);
     trace_vcx_nic_wq("SQ", "create", wq->num, wq->state);
     return VCX_CMD_STAT_OK;

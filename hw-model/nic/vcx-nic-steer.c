@@ -33,8 +33,11 @@ void vcx_ft_match_set(const uint8_t *f, uint32_t len, uint8_t *set)
     vcx_set(set, VCX_MATCH_SMAC_47_16, vcx_be32_load(f + 6));
     vcx_set(set, VCX_MATCH_SMAC_15_0, f[10] << 8 | f[11]);
     if (h.vlan) {
-        vcx_set(set, VCX_MATCH_CVLAN_TAG, 1);
-        vcx_set(set, VCX_MATCH_FIRST_VID, h.vid);
+        /* the first tag's kind and fields, seen before any RQ strips it */
+        vcx_set(set, h.svlan ? VCX_MATCH_SVLAN_TAG : VCX_MATCH_CVLAN_TAG, 1);
+        vcx_set(set, VCX_MATCH_FIRST_PRIO, h.tci >> 13);
+        vcx_set(set, VCX_MATCH_FIRST_CFI, (h.tci >> 12) & 1);
+        vcx_set(set, VCX_MATCH_FIRST_VID, h.tci & 0xfff);
     }
     vcx_set(set, VCX_MATCH_ETHERTYPE, h.ethertype);
     if (h.ipv == 4) {

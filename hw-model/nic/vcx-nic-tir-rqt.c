@@ -4,12 +4,14 @@
  *
  * A TIR is where steering delivers a frame: directly to one RQ (disp_type 0,
  * inline_rqn), or indirectly through an RQT (disp_type 1) whose entry is chosen by the
- * Toeplitz hash (rx_hash_fn 2) of the fields the outer selector names: source and
- * destination IPv4/IPv6 address and TCP/UDP ports, in that order, with the TIR's 40-byte
- * key (vcx-nic-rx.c). Without hashing an indirect TIR delivers to the RQT's first entry.
- * No LRO (packet_merge_mask 0), no TLS, no tunnel offloads, no symmetric hash, no inner
- * selector. self_lb_block bit 0 (unicast) and bit 1 (multicast) keep frames sent by a
- * TIS of the TIR's own transport domain and looped back inside the port away from it.
+ * Toeplitz hash (rx_hash_fn 2), or the inverted XOR8 (1), of the fields the outer
+ * selector names: source and destination IPv4/IPv6 address, TCP/UDP ports and the IPsec
+ * SPI (ESP or AH), in that order, with the TIR's 40-byte key (vcx-nic-rx.c). Without
+ * hashing an indirect TIR delivers to the RQT's first entry. rx_hash_symmetric makes both
+ * directions of a flow hash alike (vcx_rx_rss). No LRO (packet_merge_mask 0), no TLS, no
+ * tunnel offloads, no inner selector. self_lb_block bit 0 (unicast) and bit 1
+ * (multicast) keep frames sent by a TIS of the TIR's own transport domain and looped back
+ * inside the port away from it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -229,25 +231,24 @@ static uint8_t vcx_tir_hash_check(VcxState *s, VcxCmd *cmd, const uint8_t *tirc,
     const uint8_t *inner = tirc + VCX_TIRC_HASH_INNER_AT;
     uint32_t fields = vcx_get(sel, VCX_HASH_SEL_SELECTED_FIELDS);
     const uint32_t known = VCX_HASH_FIELD_SEL_SRC_IP | VCX_HASH_FIELD_SEL_DST_IP |
-                           VCX_HASH_FIELD_SEL_L4_SPORT | VCX_HASH_FIELD_SEL_L4_DPORT;
+                           VCX_HASH_FIELD_SEL_L4_SPORT | VCX_HASH_FIELD_SEL_L4_DPORT |
+                           VCX_HASH_FIELD_SEL_IPSEC_SPI;
     VcxRqt *rqt;
 
     if (fn != VCX_RX_HASH_FN_NONE &&
-        (fn != VCX_RX_HASH_FN_TOEPLITZ || disp != VCX_TIRC_DISP_TYPE_INDIRECT)) {
+        (fn > VCX_RX_HASH_FN_TOEPLITZ || disp != VCX_TIRC_DISP_TYPE_INDIRECT)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_TIR_HASH_FN,
-                            "rx_hash_fn %u with disp_type %u: Toeplitz (2) on an indirect "
-                            "TIR only", fn, disp);
+                            "rx_hash_fn %u with disp_type %u: inverted XOR8 (1) or "
+                            "Toeplitz (2) on an indirect TIR only", fn, disp);
     }
-    if (vcx_get(tirc, VCX_TIRC_RX_HASH_SYMMETRIC) || vcx_be32_load(inner) ||
-        (fields & ~known)) {
+    if (vcx_be32_load(inner) || (fields & ~known)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_TIR_FIELDS,
-                            "rx_hash_symmetric %u, inner selector 0x%08x, selected_fields "
-                            "0x%x: outer IP addresses and L4 ports (0x%x) only",
-                            vcx_get(tirc, VCX_TIRC_RX_HASH_SYMMETRIC),
-                            vcx_be32_load(inner), fields, known);
+                            "inner selector 0x%08x, selected_fields 0x%x: outer IP "
+                            "addresses and L4 ports (0x%x) only", vcx_be32_load(inner),
+                            fields, known);
     }
     rqt = vcx_rqt_get(s, rqtn);
-    if (fn == VCX_RX_HASH_FN_TOEPLITZ && rqt && (rqt->size & (rqt->size - 1))) {
+    if (fn != VCX_RX_HASH_FN_NONE && rqt && (rqt->size & (rqt->size - 1))) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_TIR_POW2,
                             "RQT 0x%x has %u entries: a hashing TIR needs a power of two",
                             rqtn, rqt->size);
@@ -260,6 +261,7 @@ static void vcx_tir_set_hash(VcxTir *tir, const uint8_t *tirc)
     const uint8_t *sel = tirc + VCX_TIRC_HASH_OUTER_AT;
 
     tir->hash_fn = vcx_get(tirc, VCX_TIRC_RX_HASH_FN);
+    tir->symmetric = vcx_get(tirc, VCX_TIRC_RX_HASH_SYMMETRIC);
     memcpy(tir->key, vcx_cptr(tirc, VCX_TIRC_RX_HASH_TOEPLITZ_KEY), sizeof(tir->key));
     tir->l3_type = vcx_get(sel, VCX_HASH_SEL_L3_PROT_TYPE);
     tir->l4_type = vcx_get(sel, VCX_HASH_SEL_L4_PROT_TYPE);

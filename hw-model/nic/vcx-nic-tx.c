@@ -6,8 +6,9 @@
  * A send WQE is a control segment (opcode SEND 0x0a, LSO 0x0e or NOP 0x00, WQE index, SQ
  * number, ds count, fm_ce_se), then for SEND and LSO the Ethernet segment (cs_flags, mss,
  * inline_hdr_sz and the first 2 inline header bytes, the rest continuing in the following
- * 16-byte units), then data segments (byte_count, lkey, address). A SEND's frame is the
- * inline bytes followed by the data segments' bytes, read through memory keys of the
+ * 16-byte units; or, for a SEND, a VLAN tag to insert), then data segments (byte_count,
+ * lkey, address). A SEND's frame is the inline bytes followed by the data segments'
+ * bytes, with the tag to insert after the source MAC, read through memory keys of the
  * SQ's PD with local read (the WQE fails with LOCAL_PROT_ERR otherwise); frames under 60
  * bytes are padded, frames over the vport MTU + 18 fail with LOCAL_LENGTH_ERR, an mss on
  * a SEND, an unknown opcode or a ds count that does not fit fail with LOCAL_QP_OP_ERR.
@@ -165,6 +166,8 @@ typedef struct VcxNicGather {
 typedef struct VcxNicSendWqe {
     const uint8_t *hdr;         /* the inline headers, in the WQE */
     uint32_t ihs;
+    bool insert;                /* a VLAN tag to insert after the source MAC */
+    uint16_t tpid, tci;
     uint8_t cs;
     uint16_t mss;
     uint32_t ng;
@@ -191,6 +194,18 @@ static uint8_t vcx_nic_decode(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uin
     }
     w->ihs = vcx_get(eth, VCX_ETH_SEG_INLINE_HDR_SZ);
     w->hdr = eth + VCX_ETH_SEG_INLINE_HDR_AT;
+    w->insert = w->ihs & VCX_ETH_INSERT_VLAN;
+    if (w->insert) {
+        /* the insert fields take the place of the inline headers */
+        if (w->ihs & ~(VCX_ETH_INSERT_VLAN | VCX_ETH_INSERT_SVLAN)) {
+            *why = "unknown VLAN insert type bits";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        w->tpid = (w->ihs & VCX_ETH_INSERT_SVLAN) ? VCX_ETHERTYPE_SVLAN : VCX_ETHERTYPE_VLAN;
+        w->tci = vcx_get(eth, VCX_ETH_SEG_INSERT_VLAN_TCI);
+        w->ihs = 0;
+        limit -= VCX_NIC_VLAN_HLEN;
+    }
     w->mss = vcx_get(eth, VCX_ETH_SEG_MSS);
     w->cs = vcx_get(eth, VCX_ETH_SEG_CS_FLAGS);
     w->ng = 0;
@@ -305,6 +320,13 @@ static uint8_t vcx_nic_send(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint3
         *why = "gather DMA failed";
         return VCX_CQE_SYND_LOCAL_PROT_ERR;
     }
+    if (w.insert) {
+        /* the tag goes between the source MAC and the EtherType; offloads see it */
+        memmove(n->frame + 16, n->frame + 12, len - 12);
+        stw_be_p(n->frame + 12, w.tpid);
+        stw_be_p(n->frame + 14, w.tci);
+        len += VCX_NIC_VLAN_HLEN;
+    }
     len = vcx_nic_pad(n->frame, len);
     vcx_nic_csum_offload(n->frame, len, w.cs);
     vcx_nic_xmit(s, sq, n->frame, len);
@@ -343,6 +365,10 @@ static uint8_t vcx_nic_lso(VcxState *s, VcxNicWq *sq, const uint8_t *wqe, uint32
     h = w.hdr;
     if (!w.mss) {
         *why = "LSO WQE with mss 0";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (w.insert) {
+        *why = "VLAN insertion on an LSO WQE: the tag goes in the inline headers";
         return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
     }
     if (w.ihs < 14) {

@@ -40,7 +40,8 @@
 #define VCX_NIC_LOG_MAX_WQ      12      /* log_max_sq / log_max_rq */
 #define VCX_NIC_LOG_MAX_WQ_SZ   15
 #define VCX_NIC_LOG_MAX_FT      8       /* log_max_ft_num */
-#define VCX_NIC_LOG_MAX_FT_SIZE 12
+#define VCX_NIC_LOG_MAX_FT_SIZE 16      /* mlx5e's L2 table has 2^15 + 2 entries */
+#define VCX_NIC_MAX_FTES        (1u << 16)      /* entries alive in all tables together */
 /*
  * NIC RX max_ft_level: ConnectX reports 64. mlx5_core's steering tree places its anchor
  * and offload namespaces at levels 58 and up (fs_core.c: the ethtool, bypass and kernel
@@ -76,9 +77,13 @@
 #define VCX_ROCE_UDP_PORT       4791
 #define VCX_ETHERTYPE_IPV4      0x0800
 #define VCX_ETHERTYPE_VLAN      0x8100  /* IEEE 802.1Q C-tag */
+#define VCX_ETHERTYPE_SVLAN     0x88a8  /* IEEE 802.1ad S-tag */
+#define VCX_NIC_VLAN_HLEN       4u      /* a tag: TPID, PCP, CFI/DEI, VID */
 #define VCX_ETHERTYPE_IPV6      0x86dd
 #define VCX_IPPROTO_TCP         6
 #define VCX_IPPROTO_UDP         17
+#define VCX_IPPROTO_ESP         50
+#define VCX_IPPROTO_AH          51
 
 typedef struct VcxTd {
     uint32_t tdn;
@@ -146,6 +151,7 @@ typedef struct VcxTir {
     uint32_t inline_rqn;
     uint32_t rqtn;
     uint8_t hash_fn;
+    bool symmetric;             /* rx_hash_symmetric */
     uint8_t self_lb_block;
     uint32_t tdn;
     uint8_t key[VCX_TIRC_TOEPLITZ_KEY_LEN];
@@ -163,6 +169,7 @@ typedef struct VcxFte {
     uint32_t dest_id;
     uint8_t value[VCX_MATCH_SET_SIZE];     /* outer headers, masked by the group */
     uint8_t ctx[VCX_FTE_CTX_SIZE];         /* flow_context as set, for QUERY */
+    struct VcxFte *next_same;   /* the next higher index with the same value in the group */
 } VcxFte;
 
 typedef struct VcxFg {
@@ -171,7 +178,8 @@ typedef struct VcxFg {
     uint8_t criteria_enable;
     uint8_t mask[VCX_MATCH_SET_SIZE];
     uint32_t nftes;
-    GHashTable *by_value;       /* masked value -> FTE with the lowest index */
+    GHashTable *by_value;       /* masked value -> FTE with the lowest index, whose
+                                 * next_same chain holds the others in index order */
 } VcxFg;
 
 typedef struct VcxFt {
@@ -184,7 +192,7 @@ typedef struct VcxFt {
     VcxFg *groups[VCX_NIC_MAX_FG];      /* by start index */
     uint32_t ngroups;
     uint32_t next_group_id;
-    VcxFte **ftes;              /* 2^log_size slots */
+    GHashTable *ftes;           /* flow index -> VcxFte: only the entries set */
     uint32_t nftes;
 } VcxFt;
 
@@ -226,6 +234,7 @@ struct VcxNic {
     bool promisc_uc, promisc_mc, promisc_all;
     VcxNicStats st;
     uint8_t frame[VCX_NIC_MAX_FRAME];   /* the frame a send WQE builds */
+    uint8_t rx_frame[VCX_NIC_MAX_FRAME]; /* a received frame with its VLAN tag stripped */
 };
 
 static inline VcxNic *vcx_nic(VcxState *s)
@@ -317,9 +326,11 @@ uint32_t vcx_ft_steer(VcxState *s, const uint8_t *set, uint32_t *flow_tag);
  * frame's start; a field the frame does not have is 0.
  */
 typedef struct VcxNicHdrs {
-    uint16_t ethertype;         /* after the 802.1Q tag, when there is one */
-    bool vlan;
-    uint16_t vid;
+    uint16_t ethertype;         /* after the VLAN tag, when there is one */
+    bool vlan;                  /* one outer tag: C-VLAN (0x8100) or S-VLAN (0x88a8) */
+    bool svlan;                 /* the tag is an S-VLAN tag */
+    uint16_t tci;               /* the tag's PCP (15:13), CFI/DEI (12), VID (11:0) */
+    uint32_t l2;                /* the L2 header's length: 14, or 18 with a tag */
     uint8_t ipv;                /* 4, 6 or 0 (neither, or too short) */
     bool frag;                  /* IPv4: more fragments or a fragment offset */
     uint8_t proto;              /* IPv4 protocol, IPv6 next header */

@@ -578,6 +578,7 @@
 #define VCX_FT_FIELD_OUTER_ETHER_TYPE		VCX_FLD(0x002, 1)
 #define VCX_FT_FIELD_OUTER_IP_VERSION		VCX_FLD(0x003, 1)
 #define VCX_FT_FIELD_OUTER_FIRST_PRIO		VCX_FLD(0x004, 1)
+#define VCX_FT_FIELD_OUTER_FIRST_CFI		VCX_FLD(0x005, 1)
 #define VCX_FT_FIELD_OUTER_FIRST_VID		VCX_FLD(0x006, 1)
 #define VCX_FT_FIELD_OUTER_SIP			VCX_FLD(0x00c, 1)
 #define VCX_FT_FIELD_OUTER_DIP			VCX_FLD(0x00d, 1)
@@ -606,8 +607,18 @@
 #define VCX_ETH_SEG_SWP_FLAGS		VCX_FLD(0x28, 8)
 #define VCX_ETH_SEG_MSS			VCX_FLD(0x30, 16)	/* non-zero: LSO */
 #define VCX_ETH_SEG_FLOW_TABLE_METADATA	VCX_FLD(0x40, 32)
+/*
+ * Bytes 12..15 are either inline_hdr_sz (10 bits; larger values do not fit a WQE) and the
+ * first 2 inline bytes, or, with bit 15 set, a VLAN insertion: insert type (bit 15
+ * INSERT_VLAN, bit 0 S-VLAN: TPID 0x88a8 instead of 0x8100) and the tag's TCI, which the
+ * device puts after the frame's source MAC (wqe_vlan_insert).
+ */
 #define VCX_ETH_SEG_INLINE_HDR_SZ	VCX_FLD(0x60, 16)
 #define VCX_ETH_SEG_INLINE_HDR_AT	14u	/* the first 2 inline bytes */
+#define VCX_ETH_SEG_INSERT_TYPE		VCX_FLD(0x60, 16)
+#define VCX_ETH_SEG_INSERT_VLAN_TCI	VCX_FLD(0x70, 16)
+#define VCX_ETH_INSERT_VLAN		(1u << 15)
+#define VCX_ETH_INSERT_SVLAN		(1u << 0)
 #define VCX_ETH_CS_L3_INNER		(1u << 4)
 #define VCX_ETH_CS_L4_INNER		(1u << 5)
 #define VCX_ETH_CS_L3			(1u << 6)	/* IPv4 header checksum */
@@ -643,6 +654,7 @@
 #define VCX_CQE_RSS_IPV6		0x2
 #define VCX_CQE_RSS_L4_TCP		0x1
 #define VCX_CQE_RSS_L4_UDP		0x2
+#define VCX_CQE_RSS_L4_IPSEC		0x3
 
 /* ---------------------------------------------------------------------------------------
  * Syndromes of the NIC commands (VCX_CMD_OUT_SYNDROME with BAD_PARAM, BAD_RES_STATE or

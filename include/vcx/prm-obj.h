@@ -431,6 +431,7 @@
 #define VCX_WQ_WQ_TYPE			VCX_FLD(0x000, 4)
 #define VCX_WQ_WQ_SIGNATURE		VCX_FLD(0x004, 1)
 #define VCX_WQ_END_PADDING_MODE		VCX_FLD(0x005, 2)
+#define VCX_WQ_END_PAD_MODE_ALIGN	1u	/* end_padding_mode: pad to a cache line */
 #define VCX_WQ_CD_SLAVE			VCX_FLD(0x007, 1)
 #define VCX_WQ_PAGE_OFFSET		VCX_FLD(0x02b, 5)
 #define VCX_WQ_LWM			VCX_FLD(0x030, 16)

@@ -112,7 +112,8 @@ def case_caps(v):
     r = cap(1)
     check(r, OK, 0, "QUERY_HCA_CAP ETHERNET_OFFLOADS")
     e = r.out[0x10:]
-    for name, want in (("CSUM_CAP", 1), ("VLAN_CAP", 0), ("LRO_CAP", 0), ("MAX_LSO_CAP", 16),
+    for name, want in (("CSUM_CAP", 1), ("VLAN_CAP", 1), ("WQE_VLAN_INSERT", 1),
+                       ("LRO_CAP", 0), ("MAX_LSO_CAP", 16),
                        ("WQE_INLINE_MODE", 2), ("RSS_IND_TBL_CAP", 8),
                        ("SELF_LB_EN_MODIFIABLE", 1), ("TUNNEL_STATELESS_VXLAN", 0),
                        ("MULTI_PKT_SEND_WQE", 0), ("SWP", 0)):
@@ -122,16 +123,16 @@ def case_caps(v):
     f = r.out[0x10:]
     rx = N["VCX_CAP_FT_NIC_RX_AT"]
     for name, want in (("FT_SUPPORT", 1), ("FLOW_MODIFY_EN", 1), ("MODIFY_ROOT", 1),
-                       ("MAX_FT_LEVEL", 64), ("LOG_MAX_FT_SIZE", 12), ("LOG_MAX_FT_NUM", 8),
-                       ("LOG_MAX_DESTINATION", 0), ("LOG_MAX_FLOW", 12),
+                       ("MAX_FT_LEVEL", 64), ("LOG_MAX_FT_SIZE", 16), ("LOG_MAX_FT_NUM", 8),
+                       ("LOG_MAX_DESTINATION", 0), ("LOG_MAX_FLOW", 16),
                        ("FLOW_COUNTER", 0), ("LOG_MAX_FLOW_COUNTER", 0), ("REFORMAT", 0)):
         t.eq(get(f, N["VCX_CAP_FT_" + name], rx), want, "NIC RX flow table %s = %d" % (name, want))
     fs = rx + N["VCX_CAP_FT_FIELD_SUPPORT_AT"]
     for name in ("OUTER_DMAC", "OUTER_SMAC", "OUTER_ETHER_TYPE", "OUTER_IP_VERSION",
-                 "OUTER_SIP", "OUTER_DIP", "OUTER_IP_PROTOCOL", "OUTER_UDP_SPORT",
+                 "OUTER_FIRST_PRIO", "OUTER_FIRST_CFI", "OUTER_FIRST_VID", "OUTER_SIP", "OUTER_DIP", "OUTER_IP_PROTOCOL", "OUTER_UDP_SPORT",
                  "OUTER_UDP_DPORT", "OUTER_TCP_SPORT", "OUTER_TCP_DPORT"):
         t.eq(get(f, N["VCX_FT_FIELD_" + name], fs), 1, "ft_field_support %s" % name)
-    for name in ("OUTER_FIRST_VID", "OUTER_FRAG", "OUTER_TCP_FLAGS", "INNER_DMAC"):
+    for name in ("OUTER_FRAG", "OUTER_TCP_FLAGS", "INNER_DMAC"):
         t.eq(get(f, N["VCX_FT_FIELD_" + name], fs), 0, "ft_field_support %s = 0" % name)
     t.eq(get(f, N["VCX_CAP_FT_FT_SUPPORT"], N["VCX_CAP_FT_NIC_TX_AT"]), 0,
          "NIC TX flow tables: ft_support 0")
@@ -210,6 +211,7 @@ def case_sq_cmds(v):
         ("UAR not allocated", lambda c: put(c, P["VCX_WQ_UAR_PAGE"], 200, w), 0x43),
         ("wq_type linked list", lambda c: put(c, P["VCX_WQ_WQ_TYPE"], 0, w), 0x30),
         ("wq_signature", lambda c: put(c, P["VCX_WQ_WQ_SIGNATURE"], 1, w), 0x31),
+        ("end_padding_mode 1", lambda c: put(c, P["VCX_WQ_END_PADDING_MODE"], 1, w), 0x31),
         ("log_wq_sz 16", lambda c: put(c, P["VCX_WQ_LOG_WQ_SZ"], 16, w), 0x32),
         ("stride 128", lambda c: put(c, P["VCX_WQ_LOG_WQ_STRIDE"], 7, w), 0x33),
         ("no such PD", lambda c: put(c, P["VCX_WQ_PD"], pd + 50, w), 0x34),
@@ -222,6 +224,19 @@ def case_sq_cmds(v):
     c = v.sqc(pd, cq, tis, 6, dbr)
     r = v.ncmd("CREATE_SQ", in_len=0x110, payload={0x20: bytes(c)})
     check(r, BAD_INPUT_LEN, synd("CREATE_SQ", 0x36), "CREATE_SQ without its PAS: BAD_INPUT_LEN")
+    # no TIS (tis_lst_sz 0, tis_num_0 ignored): mlx5e's internal control SQs; NOPs complete
+    sq0 = v.sq(pd, cq, tis, raw=lambda c: (put(c, N["VCX_SQC_TIS_LST_SZ"], 0),
+                                          put(c, N["VCX_SQC_TIS_NUM_0"], tis + 9)))
+    t.ok(not hasattr(sq0, "status"), "CREATE_SQ with tis_lst_sz 0 (no TIS), to RDY")
+    if not hasattr(sq0, "status"):
+        cq.poll_all()
+        idx = sq0.post(nop_wqe(sq0.sqn, sq0.pi))
+        v.settle()
+        e = poll(v, cq)
+        t.eq(e is not None and (cqe(e)["opcode"], cqe(e)["wqe_counter"]), (0, idx),
+             "a NOP on the SQ without a TIS completes")
+        t.eq(get(v.query_sq(sq0.sqn).out, N["VCX_SQC_TIS_NUM_0"],
+                 N["VCX_QUERY_SQ_OUT_CTX_AT"]), tis + 9, "QUERY_SQ: the context as created")
     sq = v.sq(pd, cq, tis, rdy=False)
     t.ok(0x1000 <= sq.sqn < 0x2000, "SQ number 0x%x in 0x1000..0x1fff" % sq.sqn)
     t.eq(v.sq_state(sq.sqn), 0, "QUERY_SQ: created in RST")
@@ -265,10 +280,11 @@ def case_rq_cmds(v):
         ("state RDY at create", lambda c: put(c, N["VCX_RQC_STATE"], 1), BAD_PARAM, 0x60),
         ("mem_rq_type RMP", lambda c: put(c, N["VCX_RQC_MEM_RQ_TYPE"], 1), BAD_PARAM, 0x61),
         ("scatter_fcs", lambda c: put(c, N["VCX_RQC_SCATTER_FCS"], 1), BAD_PARAM, 0x61),
-        ("VLAN stripping (vsd 0)", lambda c: put(c, N["VCX_RQC_VSD"], 0), BAD_PARAM, 0x62),
         ("a counter not allocated", lambda c: put(c, N["VCX_RQC_COUNTER_SET_ID"], 7),
          BAD_PARAM, 0x63),
         ("striding RQ", lambda c: put(c, P["VCX_WQ_WQ_TYPE"], 3, w), BAD_PARAM, 0x50),
+        ("end_padding_mode 2", lambda c: put(c, P["VCX_WQ_END_PADDING_MODE"], 2, w), BAD_PARAM,
+         0x51),
         ("stride 8 bytes", lambda c: put(c, P["VCX_WQ_LOG_WQ_STRIDE"], 3, w), BAD_PARAM,
          0x53),
         ("stride 1 KiB", lambda c: put(c, P["VCX_WQ_LOG_WQ_STRIDE"], 10, w), BAD_PARAM, 0x53),
@@ -276,6 +292,8 @@ def case_rq_cmds(v):
     for desc, fn, st, s in bad:
         r = v.rq(pd, cq, raw=fn, rdy=False)
         check(r, st, synd("CREATE_RQ", s), "CREATE_RQ with %s" % desc)
+    check(v.rq(pd, cq, raw=lambda c: put(c, P["VCX_WQ_PD"], pd + 50, w), rdy=False),
+          BAD_PARAM, synd("CREATE_RQ", 0x54), "CREATE_RQ with a PD not allocated: BAD_PARAM")
     qc = v.q_counter()
     rq = v.rq(pd, cq, counter=qc, rdy=False)
     t.ok(0x1000 <= rq.rqn < 0x2000, "RQ number 0x%x in 0x1000..0x1fff" % rq.rqn)
@@ -318,6 +336,65 @@ def case_rq_cmds(v):
     check(v.ncmd("DESTROY_RQ", fields=[(P["VCX_OBJ_NUMBER"], rq.rqn)]), OK, 0, "DESTROY_RQ")
 
 
+def case_rq_no_pd(v):
+    """pd 0: an RQ without a PD, as mlx5e's drop RQ; no WQE of it can pass a key check."""
+    pd = v.alloc_pd()
+    cq = v.create_cq()
+    w = N["VCX_RQC_WQ_AT"]
+    rq = v.rq(pd, cq, raw=lambda c: (put(c, P["VCX_WQ_PD"], 0, w),
+                                     put(c, P["VCX_WQ_END_PADDING_MODE"], 1, w)),
+              log_sz=0, log_stride=4)
+    t.ok(not hasattr(rq, "status"), "CREATE_RQ with pd 0 (no PD), end_padding_mode 1 "
+         "(align), one 16-byte WQE; to RDY")
+    if hasattr(rq, "status"):
+        return
+    buf = v.alloc(4096)
+    key = v.create_mkey(pd, buf, 4096)
+    v.catch_all(v.tir(v.td(), rqn=rq.rqn))
+    v.wire_in(eth(MAC, PEER, 0x88b5, bytes(50)))
+    t.eq(cq.poll(), None, "a frame while no WQE is posted: dropped, no CQE")
+    rq.post([(buf, 64, key)])
+    v.wire_in(eth(MAC, PEER, 0x88b5, bytes(50)))
+    e = poll(v, cq)
+    t.eq(e is not None and (cqe(e)["opcode"], cqe(e)["syndrome"]), (0xe, 0x04),
+         "a WQE posted to the RQ without a PD: LOCAL_PROT_ERR (its key is of another PD)")
+    check(v.ncmd("DESTROY_RQ", fields=[(P["VCX_OBJ_NUMBER"], rq.rqn)]), BAD_RES_STATE,
+          synd("DESTROY_RQ", 0x68), "DESTROY_RQ while a TIR names it: BAD_RES_STATE")
+
+
+def case_big_table(v):
+    """A table of 2^16 entries (mlx5e's L2 table needs 2^15 + 2), entries far apart, and
+    equal values in one group: the lowest index matches, the next takes over when it goes."""
+    su = Setup(v)
+    rq = v.rq(su.pd, su.rcq)
+    for _ in range(8):
+        rq.post([(su.rx_buf(v), 4096, su.key)])
+    tir = v.tir(su.td, rqn=rq.rqn)
+    ft = v.ft(0, 16)
+    t.ok(isinstance(ft, int), "CREATE_FLOW_TABLE log_size 16")
+    g = v.fg_id(ft, 0, 65535, {"ETHERTYPE": 0xffff})
+    for index, tag in ((65535, 1), (100, 2), (40000, 3)):
+        v.ok(v.fte(ft, index, g, 4, (2, tir), value={"ETHERTYPE": 0x88b5}, flow_tag=tag),
+             "FTE %u, flow tag %u" % (index, tag))
+    v.ok(v.root(ft), "root")
+    dfte = lambda i: v.ncmd("DELETE_FLOW_TABLE_ENTRY", in_len=N["VCX_DELETE_FTE_IN_LEN"],  # noqa
+                            fields=[(N["VCX_DELETE_FTE_IN_TABLE_ID"], ft),
+                                    (N["VCX_DELETE_FTE_IN_FLOW_INDEX"], i)])
+    f = eth(MAC, PEER, 0x88b5, bytes(50))
+    got = []
+    for step in (None, 100, 40000, "readd"):
+        if step == "readd":
+            v.ok(v.fte(ft, 100, g, 4, (2, tir), value={"ETHERTYPE": 0x88b5}, flow_tag=2),
+                 "FTE 100 again")
+        elif step is not None:
+            check(dfte(step), OK, 0, "DELETE_FLOW_TABLE_ENTRY %u" % step)
+        rx_frame(v, su, f)
+        e = poll(v, su.rcq)
+        got.append(e is not None and cqe(e)["flow_tag"])
+    t.eq(got, [2, 3, 1, 2], "equal values: index 100 matches, then 40000, then 65535, then "
+         "100 again")
+
+
 def case_rqt_tir_cmds(v):
     pd = v.alloc_pd()
     cq = v.create_cq()
@@ -354,12 +431,10 @@ def case_rqt_tir_cmds(v):
           "CREATE_TIR indirect to no RQT: BAD_PARAM")
     check(v.tir(td, rqn=rqs[0].rqn, hash_fn=2), BAD_PARAM, synd("CREATE_TIR", 0x88),
           "CREATE_TIR direct with Toeplitz: BAD_PARAM")
-    check(v.tir(td, rqt=rqt, hash_fn=1), BAD_PARAM, synd("CREATE_TIR", 0x88),
-          "CREATE_TIR with inverted XOR8: BAD_PARAM")
-    check(v.tir(td, rqt=rqt, hash_fn=2, fields=0x10), BAD_PARAM, synd("CREATE_TIR", 0x89),
-          "CREATE_TIR hashing the IPsec SPI: BAD_PARAM")
-    check(v.tir(td, rqt=rqt, raw=lambda c: put(c, N["VCX_TIRC_RX_HASH_SYMMETRIC"], 1), **kw),
-          BAD_PARAM, synd("CREATE_TIR", 0x89), "CREATE_TIR symmetric hash: BAD_PARAM")
+    check(v.tir(td, rqt=rqt, hash_fn=3), BAD_PARAM, synd("CREATE_TIR", 0x88),
+          "CREATE_TIR with hash function 3: BAD_PARAM")
+    check(v.tir(td, rqt=rqt, hash_fn=2, fields=0x20), BAD_PARAM, synd("CREATE_TIR", 0x89),
+          "CREATE_TIR hashing an unknown field (bit 5): BAD_PARAM")
     check(v.tir(td, rqt=rqt3, **kw), BAD_PARAM, synd("CREATE_TIR", 0x8a),
           "CREATE_TIR hashing over an RQT of 3 entries: BAD_PARAM")
     check(v.tir(td, rqt=rqt, raw=lambda c: put(c, N["VCX_TIRC_PACKET_MERGE_MASK"], 1), **kw),
@@ -426,7 +501,7 @@ def case_ft_cmds(v):
         check(v.ncmd("DESTROY_FLOW_TABLE", in_len=N["VCX_DESTROY_FT_IN_LEN"],
                      fields=[(N["VCX_FT_IN_TABLE_ID"], ft64)]), OK, 0,
               "the level 64 table destroyed")
-    check(v.ft(0, 13), BAD_PARAM, synd("CREATE_FLOW_TABLE", 0x96), "log_size 13: BAD_PARAM")
+    check(v.ft(0, 17), BAD_PARAM, synd("CREATE_FLOW_TABLE", 0x96), "log_size 17: BAD_PARAM")
     ft1 = v.ft(1, 4)
     check(v.ft(2, 4, miss=1, miss_id=ft1), BAD_PARAM, synd("CREATE_FLOW_TABLE", 0x97),
           "miss to a table of a lower level: BAD_PARAM")
@@ -446,8 +521,8 @@ def case_ft_cmds(v):
           "group with start > end: BAD_PARAM")
     check(v.fg(ft0, 0, 16), BAD_PARAM, synd("CREATE_FLOW_GROUP", 0xb0),
           "group beyond the table: BAD_PARAM")
-    check(v.fg(ft0, 0, 3, {"FIRST_VID": 0xfff}), BAD_PARAM, synd("CREATE_FLOW_GROUP", 0xb3),
-          "criteria on the VLAN id: BAD_PARAM")
+    check(v.fg(ft0, 0, 3, {"TCP_FLAGS": 0x1ff}), BAD_PARAM, synd("CREATE_FLOW_GROUP", 0xb3),
+          "criteria on the TCP flags: BAD_PARAM")
     check(v.fg(ft0, 0, 3, {"DMAC_47_16": 0xffffffff}, enable=3), BAD_PARAM,
           synd("CREATE_FLOW_GROUP", 0xb3), "criteria enable misc parameters: BAD_PARAM")
     check(v.fg(ft0, 0, 3, table_type=1), BAD_PARAM, synd("CREATE_FLOW_GROUP", 0x90),
@@ -846,11 +921,12 @@ def case_rx_steering(v):
     f_bad[24] ^= 0x55
     f_bad[40] ^= 0x55
     f_bad = bytes(f_bad)
-    # bytes after the IP packet (an Ethernet trailer), behind an odd- and an even-length
-    # UDP segment: the CQE's check_sum covers them, the L4 checksum does not
-    f_odd = eth(MAC, PEER, 0x800, ipv4(IP_B, IP_A, 17, udp(IP_B, IP_A, 7, 9999, b"odd"))) + \
+    # bytes after the IP packet (an Ethernet trailer) of frames over 60 bytes, behind an
+    # odd- and an even-length UDP segment: the CQE's check_sum covers them, the L4
+    # checksum does not
+    f_odd = eth(MAC, PEER, 0x800, ipv4(IP_B, IP_A, 17, udp(IP_B, IP_A, 7, 9999, b"o" * 21))) + \
         b"\x5a\xa5\x11"
-    f_trail = eth(MAC, PEER, 0x800, ipv4(IP_B, IP_A, 17, udp(IP_B, IP_A, 7, 9999, b"even"))) + \
+    f_trail = eth(MAC, PEER, 0x800, ipv4(IP_B, IP_A, 17, udp(IP_B, IP_A, 7, 9999, b"e" * 22))) + \
         b"\x5a\xa5\x11"
     for fr in (f_udp, f_ip, f_arp, f_v6, f_bad, f_odd, f_trail):
         rx_frame(v, su, fr)
@@ -866,7 +942,8 @@ def case_rx_steering(v):
         c = cqe(es[0])
         t.eq((c["l3"], c["l4"], c["hds"], c["wqe_counter"]), (2, 2, 0x7, 0),
              "UDP/IPv4 CQE: l3 IPv4, l4 UDP, L2/L3/L4 OK, wqe_counter 0")
-        t.eq(c["check_sum"], csum(f_udp[14:]), "check_sum: ones' complement sum after L2")
+        t.eq(c["check_sum"], csum(f_udp[14:]), "check_sum: ones' complement sum from the IP "
+             "header")
         c = cqe(es[2])
         t.eq((c["l3"], c["l4"], c["hds"]), (0, 0, 0x1), "ARP CQE: no L3/L4, L2 OK")
         c = cqe(es[3])
@@ -875,8 +952,8 @@ def case_rx_steering(v):
         for e, fr, what in ((es[4], f_odd, "odd-length"), (es[5], f_trail, "even-length")):
             c = cqe(e)
             t.eq((c["hds"], c["check_sum"]), (0x7, csum(fr[14:])),
-                 "%s UDP segment and a 3-byte trailer: L2/L3/L4 OK, check_sum over all "
-                 "after L2" % what)
+                 "%s UDP segment and a 3-byte trailer in a %d-byte frame: L2/L3/L4 OK, "
+                 "check_sum from the IP header to the frame's end" % (what, len(fr)))
     # a frame for someone else is not delivered (vport filter)
     rx_frame(v, su, eth(bytes.fromhex("020000000099"), PEER, 0x800, bytes(46)))
     t.eq(su.rcq.poll(), None, "frame to another unicast MAC: not delivered")
@@ -1026,6 +1103,58 @@ def case_rss(v):
     e = poll(v, su.rcq)
     t.eq(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]), (0, 0),
          "IPv6 TCP on an IPv4 TIR: hash 0, type 0 (queue rqt[0])")
+    # rx_hash_symmetric (mlx5e sets it on every Toeplitz TIR): both directions of a flow
+    # hash alike, over the smaller address and port first
+    tir_sym = v.tir(su.td, rqt=rqt, hash_fn=2, key=MS_KEY, l3=0, l4=0, fields=0xf,
+                    raw=lambda c: put(c, N["VCX_TIRC_RX_HASH_SYMMETRIC"], 1))
+    t.ok(isinstance(tir_sym, int), "CREATE_TIR with rx_hash_symmetric")
+    v.ok(v.root(0, op_mod=1), "disconnect the root")
+    v.catch_all(tir_sym)
+    for q in rqs:
+        q.post([(su.rx_buf(v), 2048, su.key)])
+    dst, dport, src, sport = vectors[0][:4]
+    d, s = ip(dst), ip(src)
+    want = toeplitz(MS_KEY, min(s, d) + max(s, d) + struct.pack(">HH", min(sport, dport),
+                                                                 max(sport, dport)))
+    got = []
+    for a, b, pa, pb in ((s, d, sport, dport), (d, s, dport, sport)):
+        rx_frame(v, su, eth(MAC, PEER, 0x800, ipv4(a, b, 6, tcp(a, b, pa, pb, b"y"))))
+        e = poll(v, su.rcq)
+        got.append(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]))
+    t.eq(got, [(want, 0x44)] * 2, "symmetric TIR: one hash (0x%08x) for both directions of "
+         "a TCP flow" % want)
+    # the IPsec SPI (mlx5e's ESP and AH traffic types): addresses, then the SPI
+    tir_spi = v.tir(su.td, rqt=rqt, hash_fn=2, key=MS_KEY, l3=0, fields=0x13)
+    v.ok(v.root(0, op_mod=1), "disconnect the root")
+    v.catch_all(tir_spi)
+    for q in rqs:
+        q.post([(su.rx_buf(v), 2048, su.key)])
+    spi = bytes.fromhex("0badf00d")
+    frames = [(50, spi + bytes(12), "ESP"), (51, bytes([50, 4, 0, 0]) + spi + bytes(16), "AH")]
+    for proto, payload, what in frames:
+        rx_frame(v, su, eth(MAC, PEER, 0x800, ipv4(s, d, proto, payload)))
+        e = poll(v, su.rcq)
+        t.eq(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]),
+             (toeplitz(MS_KEY, s + d + spi), 0xc4),
+             "%s on an IP+SPI TIR: hash over the addresses and the SPI, type IPv4|IPSEC" % what)
+    rx_frame(v, su, eth(MAC, PEER, 0x800, ipv4(s, d, 17, udp(s, d, 1, 2, b"u"))))
+    e = poll(v, su.rcq)
+    t.eq(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]), (0, 0),
+         "UDP on an IP+SPI TIR: no SPI, hash 0")
+    # inverted XOR8 (ethtool -X hfunc xor on mlx5e): the complemented XOR of the bytes
+    tir_xor = v.tir(su.td, rqt=rqt, hash_fn=1, l3=0, l4=0, fields=0xf)
+    t.ok(isinstance(tir_xor, int), "CREATE_TIR with inverted XOR8")
+    v.ok(v.root(0, op_mod=1), "disconnect the root")
+    v.catch_all(tir_xor)
+    for q in rqs:
+        q.post([(su.rx_buf(v), 2048, su.key)])
+    x = 0
+    for b in s + d + struct.pack(">HH", sport, dport):
+        x ^= b
+    rx_frame(v, su, eth(MAC, PEER, 0x800, ipv4(s, d, 6, tcp(s, d, sport, dport, b"x"))))
+    e = poll(v, su.rcq)
+    t.eq(e is not None and (cqe(e)["rss_hash"], cqe(e)["rss_type"]), (~x & 0xff, 0x44),
+         "inverted XOR8 TIR: hash 0x%02x, type IPv4|TCP" % (~x & 0xff))
 
 
 def case_loopback(v):
@@ -1363,6 +1492,7 @@ def main():
     for name, fn in [("send frames", case_tx_frames), ("send errors", case_tx_errors),
                      ("LSO", case_tx_lso), ("LSO errors", case_tx_lso_errors),
                      ("steering", case_rx_steering), ("no receive WQE", case_rx_no_wqe),
+                     ("RQ without a PD", case_rq_no_pd), ("a big table", case_big_table),
                      ("RSS", case_rss), ("loopback", case_loopback),
                      ("vport filter", case_vport_filter), ("RoCE and MTU", case_roce_and_mtu),
                      ("link", case_link), ("teardown", case_teardown),

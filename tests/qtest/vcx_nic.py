@@ -186,15 +186,19 @@ class Rq:
 
 
 def send_wqe(sqn, index, frame_inline, dsegs=(), cs=0, ce=True, opcode=0x0a, mss=0,
-             ds=None):
-    """An Ethernet send WQE: control, Ethernet segment with frame_inline as inline headers,
-    then (addr, length, lkey) data segments."""
+             ds=None, insert=None):
+    """An Ethernet send WQE: control, Ethernet segment with frame_inline as inline headers
+    (or insert = (insert type, VLAN TCI) in their place), then (addr, length, lkey) data
+    segments."""
     ihs = len(frame_inline)
     eseg = bytearray(16)
     eseg[4] = cs
     struct.pack_into(">H", eseg, 6, mss)
-    struct.pack_into(">H", eseg, 12, ihs)
-    eseg[14:16] = bytes(frame_inline[:2]) + bytes(max(0, 2 - ihs))
+    if insert is not None:
+        struct.pack_into(">HH", eseg, 12, *insert)
+    else:
+        struct.pack_into(">H", eseg, 12, ihs)
+        eseg[14:16] = bytes(frame_inline[:2]) + bytes(max(0, 2 - ihs))
     rest = bytes(frame_inline[2:])
     rest += bytes((-len(rest)) % 16)
     body = bytes(eseg) + rest + b"".join(struct.pack(">IIQ", n, k, a) for a, n, k in dsegs)
@@ -319,9 +323,9 @@ class Nic(Verbs):
         put(c, P["VCX_WQ_LOG_WQ_SZ"], log_sz, w)
         return c
 
-    def rq(self, pd, cq, log_sz=4, log_stride=6, counter=0, rdy=True, raw=None):
+    def rq(self, pd, cq, log_sz=4, log_stride=6, counter=0, rdy=True, raw=None, vsd=1):
         dbr = self.dbr()
-        c = self.rqc(pd, cq, log_sz, log_stride, dbr, counter)
+        c = self.rqc(pd, cq, log_sz, log_stride, dbr, counter, vsd)
         if raw:
             raw(c)
         size = 1 << (log_sz + log_stride)
@@ -337,10 +341,10 @@ class Nic(Verbs):
             self.ok(self.modify_rq(rq.rqn, 0, 1), "MODIFY_RQ RST->RDY")
         return rq
 
-    def modify_rq(self, rqn, cur, new, bitmask=0, counter=0):
+    def modify_rq(self, rqn, cur, new, bitmask=0, counter=0, vsd=1):
         c = bytearray(0xf0)
         put(c, N["VCX_RQC_STATE"], new)
-        put(c, N["VCX_RQC_VSD"], 1)
+        put(c, N["VCX_RQC_VSD"], vsd)
         put(c, N["VCX_RQC_COUNTER_SET_ID"], counter)
         return self.ncmd("MODIFY_RQ", in_len=N["VCX_MODIFY_RQ_IN_LEN"],
                          fields=[(N["VCX_MODIFY_RQ_IN_RQN"], rqn),
