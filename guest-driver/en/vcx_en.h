@@ -129,6 +129,7 @@ struct vcx_en_ring_stats {
 	u64 alloc_fail;			/* RX: page allocation failed, WQE not reposted */
 	u64 tso_packets;		/* TX: LSO WQEs, and their payload bytes */
 	u64 tso_bytes;
+	u64 vlan;			/* TX: tags added; RX: tags the RQ stripped */
 	struct u64_stats_sync syncp;
 };
 
@@ -306,6 +307,7 @@ void vcx_en_sq_free_all(struct vcx_en_priv *priv, struct vcx_en_sq *sq);
 /* vcx_en_rx.c */
 int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch);
 void vcx_en_destroy_rq(struct vcx_en_priv *priv, struct vcx_en_rq *rq);
+int vcx_en_rq_set_vlan_strip(struct vcx_en_priv *priv, struct vcx_en_rq *rq, bool strip);
 u32 vcx_en_rq_log_stride(int mtu, u32 *nsegs);
 int vcx_en_rq_fill(struct vcx_en_priv *priv, struct vcx_en_rq *rq, gfp_t gfp);
 void vcx_en_rq_free_all(struct vcx_en_priv *priv, struct vcx_en_rq *rq);

@@ -75,11 +75,12 @@ static void vcx_en_get_drvinfo(struct net_device *ndev, struct ethtool_drvinfo *
 /* Per-ring counters: "<ring><n>_<name>". */
 static const char * const vcx_en_tx_stat_names[] = {
 	"packets", "bytes", "dropped", "csum_partial", "csum_none", "stopped", "wake",
-	"tso_packets", "tso_bytes",
+	"tso_packets", "tso_bytes", "added_vlan_packets",
 };
 
 static const char * const vcx_en_rx_stat_names[] = {
 	"packets", "bytes", "dropped", "csum_unnecessary", "csum_none", "alloc_fail",
+	"removed_vlan_packets",
 };
 
 static const char * const vcx_en_vport_stat_names[] = {
@@ -165,6 +166,7 @@ static void vcx_en_get_ethtool_stats(struct net_device *ndev, struct ethtool_sta
 		*data++ = s.csum_partial;
 		*data++ = s.csum_none;
 		*data++ = s.alloc_fail;
+		*data++ = s.vlan;
 		vcx_en_ring_stats_read(&priv->tx_stats[i], &s);
 		sums[2] += s.packets;
 		sums[3] += s.bytes;
@@ -177,6 +179,7 @@ static void vcx_en_get_ethtool_stats(struct net_device *ndev, struct ethtool_sta
 		*data++ = s.wake;
 		*data++ = s.tso_packets;
 		*data++ = s.tso_bytes;
+		*data++ = s.vlan;
 	}
 }
 

@@ -693,7 +693,36 @@ void vcx_en_ring_stats_read(struct vcx_en_ring_stats *s, struct vcx_en_ring_stat
 		out->alloc_fail = s->alloc_fail;
 		out->tso_packets = s->tso_packets;
 		out->tso_bytes = s->tso_bytes;
+		out->vlan = s->vlan;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
+/*
+ * rxvlan changes each open RQ's vsd (RDY to RDY), as mlx5e does; an RQ opened later takes
+ * the new setting from ndev->features. On a failure the RQs already changed go back.
+ */
+static int vcx_en_set_features(struct net_device *ndev, netdev_features_t features)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+	bool strip = features & NETIF_F_HW_VLAN_CTAG_RX;
+	int i, err = 0;
+
+	if (!((ndev->features ^ features) & NETIF_F_HW_VLAN_CTAG_RX))
+		return 0;
+	mutex_lock(&priv->state_lock);
+	for (i = 0; i < priv->open_channels; i++) {
+		err = vcx_en_rq_set_vlan_strip(priv, &priv->channels[i].rq, strip);
+		if (err)
+			break;
+	}
+	if (err) {
+		netdev_err(ndev, "turning VLAN stripping %s failed (%d)\n", strip ? "on" : "off",
+			   err);
+		while (i--)
+			vcx_en_rq_set_vlan_strip(priv, &priv->channels[i].rq, !strip);
+	}
+	mutex_unlock(&priv->state_lock);
+	return err;
 }
 
 static int vcx_en_set_mac(struct net_device *ndev, void *addr)
@@ -711,6 +740,7 @@ static const struct net_device_ops vcx_en_netdev_ops = {
 	.ndo_stop = vcx_en_stop,
 	.ndo_start_xmit = vcx_en_xmit,
 	.ndo_features_check = vcx_en_features_check,
+	.ndo_set_features = vcx_en_set_features,
 	.ndo_get_stats64 = vcx_en_get_stats64,
 	.ndo_set_rx_mode = vcx_en_set_rx_mode,
 	.ndo_set_mac_address = vcx_en_set_mac,
@@ -799,6 +829,12 @@ static void vcx_en_setup_eth(struct vcx_en_priv *priv, u32 port_max_mtu)
 		netif_set_tso_max_size(ndev, min_t(u32, 1u << min(lso_log, 31u),
 						   GSO_LEGACY_MAX_SIZE));
 	}
+	/* VLAN tags: stripped by the RQ (vlan_cap), inserted by the send WQE (wqe_vlan_insert);
+	 * without the caps the stack does both in software. */
+	if (vcx_get(priv->vdev->caps.eth, VCX_CAP_ETH_VLAN_CAP))
+		ndev->hw_features |= NETIF_F_HW_VLAN_CTAG_RX;
+	if (vcx_get(priv->vdev->caps.eth, VCX_CAP_ETH_WQE_VLAN_INSERT))
+		ndev->hw_features |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_STAG_TX;
 	ndev->features = ndev->hw_features | NETIF_F_HIGHDMA;
 	ndev->priv_flags |= IFF_UNICAST_FLT;
 	ndev->min_mtu = ETH_MIN_MTU;

@@ -219,6 +219,11 @@ int vcx_en_poll_rx(struct vcx_en_channel *ch, int budget)
 			continue;
 		}
 		vcx_en_rx_offloads(rq, ndev, cqe, skb);
+		if (vcx_get(cqe, VCX_CQE_VLAN_PRESENT)) {	/* the tag the RQ stripped */
+			__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q),
+					       vcx_get(cqe, VCX_CQE_VLAN_INFO));
+			rq->stats->vlan++;
+		}
 		skb_record_rx_queue(skb, ch->ix);
 		skb->protocol = eth_type_trans(skb, ndev);
 		pkts++;
@@ -243,16 +248,28 @@ int vcx_en_poll_rx(struct vcx_en_channel *ch, int budget)
 /* ------------------------------------------------------------------------------------
  * The RQ (CREATE_RQ, MODIFY_RQ, DESTROY_RQ)
  */
-static int vcx_en_modify_rq(struct vcx_en_priv *priv, u32 rqn, u8 cur, u8 next)
+/* A state change; with vsd >= 0 also VLAN stripping off (1) or on (0). */
+static int vcx_en_modify_rq(struct vcx_en_priv *priv, u32 rqn, u8 cur, u8 next, int vsd)
 {
 	u8 in[VCX_MODIFY_RQ_IN_LEN] = {};
 	u8 out[VCX_OBJ_CMD_LEN] = {};
+	u8 *rqc = in + VCX_MODIFY_RQ_IN_CTX_AT;
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_MODIFY_RQ);
 	vcx_set(in, VCX_MODIFY_RQ_IN_RQ_STATE, cur);
 	vcx_set(in, VCX_MODIFY_RQ_IN_RQN, rqn);
-	vcx_set((in + VCX_MODIFY_RQ_IN_CTX_AT), VCX_RQC_STATE, next);
+	vcx_set(rqc, VCX_RQC_STATE, next);
+	if (vsd >= 0) {
+		vcx_set64(in, VCX_MODIFY_RQ_IN_MODIFY_BITMASK, VCX_MODIFY_RQ_BITMASK_VSD);
+		vcx_set(rqc, VCX_RQC_VSD, vsd);
+	}
 	return vcx_cmd_exec(priv->vdev, in, sizeof(in), out, sizeof(out));
+}
+
+/* rxvlan on or off for a ready RQ (mlx5e's set_feature_rx_vlan). */
+int vcx_en_rq_set_vlan_strip(struct vcx_en_priv *priv, struct vcx_en_rq *rq, bool strip)
+{
+	return vcx_en_modify_rq(priv, rq->rqn, VCX_RQC_STATE_RDY, VCX_RQC_STATE_RDY, !strip);
 }
 
 int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
@@ -284,7 +301,8 @@ int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
 
 	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_CREATE_RQ);
 	rqc = in + VCX_CREATE_RQ_IN_CTX_AT;
-	vcx_set(rqc, VCX_RQC_VSD, 1);		/* no VLAN stripping (vlan_cap 0) */
+	/* VLAN stripping as the rxvlan feature says (offered only with vlan_cap) */
+	vcx_set(rqc, VCX_RQC_VSD, !(priv->netdev->features & NETIF_F_HW_VLAN_CTAG_RX));
 	vcx_set(rqc, VCX_RQC_MEM_RQ_TYPE, VCX_RQC_MEM_RQ_TYPE_INLINE);
 	vcx_set(rqc, VCX_RQC_STATE, VCX_RQC_STATE_RST);
 	vcx_set(rqc, VCX_RQC_FLUSH_IN_ERROR_EN, 1);
@@ -301,7 +319,7 @@ int vcx_en_create_rq(struct vcx_en_priv *priv, struct vcx_en_channel *ch)
 	err = vcx_en_rq_fill(priv, rq, GFP_KERNEL);
 	if (err)
 		goto out;
-	err = vcx_en_modify_rq(priv, rq->rqn, VCX_RQC_STATE_RST, VCX_RQC_STATE_RDY);
+	err = vcx_en_modify_rq(priv, rq->rqn, VCX_RQC_STATE_RST, VCX_RQC_STATE_RDY, -1);
 out:
 	kvfree(in);
 	return err;

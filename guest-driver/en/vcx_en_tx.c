@@ -171,8 +171,8 @@ static bool vcx_en_lso_parsable(struct sk_buff *skb)
 	int l2 = skb_network_offset(skb);
 
 	if (skb_vlan_tag_present(skb)) {
-		if (skb->vlan_proto != htons(ETH_P_8021Q) || l2 != ETH_HLEN)
-			return false;
+		if (l2 != ETH_HLEN)
+			return false;	/* the tag goes in after the MACs (vcx_en_xmit) */
 	} else if (l2 != ETH_HLEN &&
 		   !(l2 == VLAN_ETH_HLEN && eth_hdr(skb)->h_proto == htons(ETH_P_8021Q))) {
 		return false;
@@ -200,9 +200,9 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 	struct vcx_en_tx_info *info;
 	struct vcx_en_channel *ch;
 	struct vcx_en_sq *sq;
-	u8 *wqe, *eseg, *dseg;
+	u8 *wqe, *eseg, *dseg, hdr[VCX_EN_TX_MAX_INLINE];
 	u16 pi, nwqebbs, contig, segs = 1, mss = 0;
-	unsigned int i, ds, nfrags, ihs = 0, num_bytes;
+	unsigned int i, ds, nfrags, ihs = 0, inl = 0, num_bytes;
 	u8 cs_flags = 0, opcode = VCX_OPCODE_SEND;
 	bool ring;
 
@@ -219,18 +219,34 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 	 */
 	if (skb_is_gso(skb)) {
 		ihs = skb_tcp_all_headers(skb);
-		if (unlikely(ihs > VCX_EN_TX_MAX_INLINE || !pskb_may_pull(skb, ihs))) {
+		if (unlikely(ihs + (skb_vlan_tag_present(skb) ? VLAN_HLEN : 0) >
+			     VCX_EN_TX_MAX_INLINE || !pskb_may_pull(skb, ihs))) {
 			netdev_warn_once(ndev, "GSO packet with %u bytes of headers: dropped\n", ihs);
 			goto err_free;
 		}
 		opcode = VCX_OPCODE_LSO;
 		mss = skb_shinfo(skb)->gso_size;
 		segs = skb_shinfo(skb)->gso_segs;
+		/* The inline headers, with a VLAN tag from the skb after the MACs: an LSO WQE
+		 * cannot also ask for insertion (the fields share the Ethernet segment). */
+		inl = ihs;
+		if (skb_vlan_tag_present(skb)) {
+			__be16 tag[2] = { skb->vlan_proto, htons(skb_vlan_tag_get(skb)) };
+
+			memcpy(hdr, skb->data, 2 * ETH_ALEN);
+			memcpy(hdr + 2 * ETH_ALEN, tag, VLAN_HLEN);
+			memcpy(hdr + 2 * ETH_ALEN + VLAN_HLEN, skb->data + 2 * ETH_ALEN,
+			       ihs - 2 * ETH_ALEN);
+			inl += VLAN_HLEN;
+			sq->stats->vlan++;
+		} else {
+			memcpy(hdr, skb->data, ihs);
+		}
 	}
 	nfrags = skb_shinfo(skb)->nr_frags;
 	ds = 2 + (skb_headlen(skb) > ihs ? 1 : 0) + nfrags;
-	if (ihs > 2)
-		ds += DIV_ROUND_UP(ihs - 2, VCX_WQE_DS);
+	if (inl > 2)
+		ds += DIV_ROUND_UP(inl - 2, VCX_WQE_DS);
 	nwqebbs = DIV_ROUND_UP(ds * VCX_WQE_DS, VCX_SEND_WQEBB);
 
 	pi = sq->pc & (VCX_EN_SQ_SIZE - 1);
@@ -254,13 +270,19 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 	}
 	vcx_set(eseg, VCX_ETH_SEG_CS_FLAGS, cs_flags);
 	dseg = eseg + VCX_ETH_SEG_SIZE;
-	if (ihs) {
+	if (inl) {
 		/* the first 2 header bytes in the segment, the rest in the 16-byte units after */
 		vcx_set(eseg, VCX_ETH_SEG_MSS, mss);
-		vcx_set(eseg, VCX_ETH_SEG_INLINE_HDR_SZ, ihs);
-		memcpy(eseg + VCX_ETH_SEG_INLINE_HDR_AT, skb->data, 2);
-		memcpy(dseg, skb->data + 2, ihs - 2);
-		dseg += ALIGN(ihs - 2, VCX_WQE_DS);
+		vcx_set(eseg, VCX_ETH_SEG_INLINE_HDR_SZ, inl);
+		memcpy(eseg + VCX_ETH_SEG_INLINE_HDR_AT, hdr, 2);
+		memcpy(dseg, hdr + 2, inl - 2);
+		dseg += ALIGN(inl - 2, VCX_WQE_DS);
+	} else if (skb_vlan_tag_present(skb)) {
+		/* the device puts the tag after the MACs (wqe_vlan_insert, HW_VLAN_*_TX) */
+		vcx_set(eseg, VCX_ETH_SEG_INSERT_TYPE, VCX_ETH_INSERT_VLAN |
+			(skb->vlan_proto == htons(ETH_P_8021AD) ? VCX_ETH_INSERT_SVLAN : 0));
+		vcx_set(eseg, VCX_ETH_SEG_INSERT_VLAN_TCI, skb_vlan_tag_get(skb));
+		sq->stats->vlan++;
 	}
 
 	if (skb_headlen(skb) > ihs) {

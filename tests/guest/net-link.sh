@@ -15,6 +15,9 @@
 #   Both: vcx0's completion moderation (ethtool -c/-C): mlx5e's defaults (adaptive, RX
 #         periods from the first CQE), refusals, static values and period modes read
 #         back; adaptive again for the transfers, which must make DIM change the CQs.
+#         A VLAN (IF.77, 192.168.78.N/24, fd78::N/64): ping both families and a verified
+#         transfer each way with vcx0's VLAN offloads on (the device strips and inserts
+#         the tags: the rings' vlan counters grow) and off (they do not).
 #   any:  whatever each VM has on the link, no check of it (to try the runner by hand,
 #         e.g. --link-nics virtio,virtio); NET_STEPS picks steps then.
 # NET_CAPTURE=1: the runner's --capture filter (/objects/vcxcap) is on; vm0 turns it off
@@ -27,8 +30,8 @@
 
 mode=${1:?usage: net-link.sh full|peer|any}
 case "$mode" in
-full) steps="setup ping coalesce small capture-off bulk-1500 jumbo bulk-9000 mtu-1500 link reload" ;;
-peer) steps="setup ping coalesce small capture-off bulk-1500" ;;
+full) steps="setup ping coalesce small capture-off bulk-1500 vlan jumbo bulk-9000 mtu-1500 link reload" ;;
+peer) steps="setup ping coalesce small capture-off bulk-1500 vlan" ;;
 any) steps="setup ping small capture-off bulk-1500" ;;
 *) fail "unknown mode $mode" ;;
 esac
@@ -303,6 +306,64 @@ step_jumbo() {
 	jumbo_small() { send_to "$PEER4" 1M; }
 	in_turn jumbo $WAIT jumbo_small
 	capture off
+}
+
+# The tags vcx0's rings added on send and the RQs stripped on receive, summed over the
+# rings (tx<n>_added_vlan_packets, rx<n>_removed_vlan_packets of ethtool -S).
+vlan_tags() {
+	local s
+	s=$(ethtool -S "$IF") || fail "ethtool -S $IF"
+	awk '$1 ~ /^tx[0-9]+_added_vlan_packets:$/ { t += $2 }
+	     $1 ~ /^rx[0-9]+_removed_vlan_packets:$/ { r += $2 } END { print t + 0, r + 0 }' <<<"$s"
+}
+
+# One round over the VLAN: ping both families, then a verified transfer each way.
+vlan_round() { # WHAT SIZE
+	local out
+	out=$(ping -c 2 -i 0.3 -W 2 -w 30 "192.168.78.$((other + 1))" 2>&1) ||
+		fail "$1: ping over $IF.77: $(tail -2 <<<"$out" | tr '\n' ' ')"
+	out=$(ping -6 -c 2 -i 0.3 -W 2 -w 30 "fd78::$((other + 1))" 2>&1) ||
+		fail "$1: ping -6 over $IF.77: $(tail -2 <<<"$out" | tr '\n' ' ')"
+	vlan_xfer() { send_to "192.168.78.$((other + 1))" "$2"; }
+	in_turn "vlan-$1" $WAIT vlan_xfer "$@"
+}
+
+# VLAN 77 on the link: vcx0's offloads on (its default) and off; a virtio-net peer
+# (peer mode) keeps its own settings.
+step_vlan() {
+	local k t0 t1 t2
+	ip link add link "$IF" name "$IF.77" type vlan id 77 &&
+		ip addr add "192.168.78.$((me + 1))/24" dev "$IF.77" &&
+		ip -6 addr add "fd78::$((me + 1))/64" dev "$IF.77" nodad &&
+		ip link set "$IF.77" up || fail "creating $IF.77"
+	if is_vcx; then
+		k=$(ethtool -k "$IF")
+		grep -q '^rx-vlan-offload: on$' <<<"$k" && grep -q '^tx-vlan-offload: on$' <<<"$k" ||
+			fail "vcx0's VLAN offloads are not on by default: $(grep vlan <<<"$k" | tr '\n' ' ')"
+		t0=$(vlan_tags)
+	fi
+	vm_signal vlan-up
+	vm_wait vlan-up $WAIT >/dev/null
+	vlan_round offload 16M
+	if is_vcx; then
+		t1=$(vlan_tags)
+		[ "${t1% *}" -gt "${t0% *}" ] && [ "${t1#* }" -gt "${t0#* }" ] ||
+			fail "VLAN offloads on: tags added/stripped by the device went from $t0 to $t1"
+		log "VLAN 77, offloads on: the device added $((${t1% *} - ${t0% *})) and stripped $((${t1#* } - ${t0#* })) tags"
+		ethtool -K "$IF" rxvlan off txvlan off || fail "ethtool -K $IF rxvlan off txvlan off"
+	fi
+	vm_signal vlan-off
+	vm_wait vlan-off $WAIT >/dev/null
+	vlan_round software 4M
+	if is_vcx; then
+		t2=$(vlan_tags)
+		[ "$t2" = "$t1" ] || fail "VLAN offloads off: the device's tag counters moved ($t1 to $t2)"
+		log "VLAN 77, offloads off: the stack tagged the frames, the device's counters stayed"
+		ethtool -K "$IF" rxvlan on txvlan on || fail "ethtool -K $IF rxvlan on txvlan on"
+	fi
+	vm_signal vlan-done
+	vm_wait vlan-done $WAIT >/dev/null
+	ip link del "$IF.77" || fail "deleting $IF.77"
 }
 
 # Link down and up through vm0's monitor; vm1 waits.
