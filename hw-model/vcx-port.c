@@ -1,6 +1,6 @@
 /*
- * vcx: the Ethernet port and its vport: ACCESS_REG (PAOS, PMTU, PTYS, HOST_ENDIANNESS,
- * NODE_DESC), QUERY_VPORT_STATE, QUERY_HCA_VPORT_PKEY, QUERY/MODIFY_NIC_VPORT_CONTEXT and
+ * vcx: the Ethernet port and its vport: ACCESS_REG (PAOS, PFCC, PMTU, PTYS,
+ * HOST_ENDIANNESS, NODE_DESC), QUERY_VPORT_STATE, QUERY_HCA_VPORT_PKEY, QUERY/MODIFY_NIC_VPORT_CONTEXT and
  * port change events.
  *
  * The port is operationally up when the carrier is present (the "link" property, which
@@ -43,6 +43,7 @@ enum {
     SYND_PKEY_PORT,
     SYND_PKEY_INDEX,
     SYND_PKEY_OUT_LEN,
+    SYND_PFCC_PAUSE,
 };
 
 void vcx_port_reset(VcxState *s)
@@ -164,6 +165,45 @@ static uint8_t vcx_reg_paos_write(VcxState *s, VcxCmd *cmd, const uint8_t *in,
         vcx_port_update(s);
     }
     return vcx_reg_paos_read(s, cmd, in, out);
+}
+
+/*
+ * PFCC: the port neither sends nor honours pause frames, global (802.3x) or per priority
+ * (PFC): a read reports them all off and no stall watermarks; a write that enables any
+ * of them is refused, one that enables nothing is taken (as mlx5e's pause off).
+ */
+static uint8_t vcx_reg_pfcc_read(VcxState *s, VcxCmd *cmd, const uint8_t *in,
+                                 uint8_t *out)
+{
+    uint8_t status = vcx_reg_check_port(cmd, in, VCX_PFCC_LOCAL_PORT);
+
+    if (status) {
+        return status;
+    }
+    vcx_set(out, VCX_PFCC_LOCAL_PORT, VCX_PORT_NUM);
+    return VCX_CMD_STAT_OK;
+}
+
+static uint8_t vcx_reg_pfcc_write(VcxState *s, VcxCmd *cmd, const uint8_t *in,
+                                  uint8_t *out)
+{
+    uint8_t status = vcx_reg_check_port(cmd, in, VCX_PFCC_LOCAL_PORT);
+
+    if (status) {
+        return status;
+    }
+    if (vcx_get(in, VCX_PFCC_PPTX) || vcx_get(in, VCX_PFCC_PPRX) ||
+        vcx_get(in, VCX_PFCC_APTX) || vcx_get(in, VCX_PFCC_APRX) ||
+        vcx_get(in, VCX_PFCC_PFCTX) || vcx_get(in, VCX_PFCC_PFCRX) ||
+        vcx_get(in, VCX_PFCC_DEVICE_STALL_MINOR_WATERMARK) ||
+        vcx_get(in, VCX_PFCC_DEVICE_STALL_CRITICAL_WATERMARK)) {
+        return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_PFCC_PAUSE,
+                            "PFCC: the port has no pause or PFC (pptx %u pprx %u pfctx "
+                            "0x%x pfcrx 0x%x) and no stall watermarks",
+                            vcx_get(in, VCX_PFCC_PPTX), vcx_get(in, VCX_PFCC_PPRX),
+                            vcx_get(in, VCX_PFCC_PFCTX), vcx_get(in, VCX_PFCC_PFCRX));
+    }
+    return vcx_reg_pfcc_read(s, cmd, in, out);
 }
 
 static uint8_t vcx_reg_pmtu_read(VcxState *s, VcxCmd *cmd, const uint8_t *in,
@@ -292,6 +332,7 @@ static const VcxReg vcx_regs[] = {
     { VCX_REG_PMTU, "PMTU", VCX_REG_PMTU_LEN, vcx_reg_pmtu_read, vcx_reg_pmtu_write },
     { VCX_REG_PTYS, "PTYS", VCX_REG_PTYS_LEN, vcx_reg_ptys_read, vcx_reg_ptys_write },
     { VCX_REG_PAOS, "PAOS", VCX_REG_PAOS_LEN, vcx_reg_paos_read, vcx_reg_paos_write },
+    { VCX_REG_PFCC, "PFCC", VCX_REG_PFCC_LEN, vcx_reg_pfcc_read, vcx_reg_pfcc_write },
     { VCX_REG_HOST_ENDIANNESS, "HOST_ENDIANNESS", VCX_REG_HOST_ENDIANNESS_LEN,
       vcx_reg_he_read, vcx_reg_he_write },
     { VCX_REG_NODE_DESC, "NODE_DESC", VCX_REG_NODE_DESC_LEN, vcx_reg_node_desc_read,

@@ -15,7 +15,7 @@
 #   - both kernel logs free of warnings and oopses, including "hw csum failure";
 #   - vm0: mlx5_ib and mlx5_core unload, and the device holds no NIC object after.
 # Known and not checked: every mlx5e statistics update logs a failed ACCESS_REG of PPCNT
-# (0x5008) and PFCC (0x5007), which the device does not implement (docs/stock-mlx5.md).
+# (0x5008), which the device does not implement (docs/stock-mlx5.md).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bringup-common.sh"      # vcx_state, state_field
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Port and vport: ACCESS_REG PAOS / PMTU / PTYS / HOST_ENDIANNESS / NODE_DESC (read and write),
+"""Port and vport: ACCESS_REG PAOS / PFCC / PMTU / PTYS / HOST_ENDIANNESS / NODE_DESC (read and write),
 QUERY_VPORT_STATE, QUERY_NIC_VPORT_CONTEXT, MODIFY_NIC_VPORT_CONTEXT and
 QUERY_HCA_VPORT_PKEY."""
 import os
@@ -115,6 +115,20 @@ def other_regs(d):
     t.eq(r.out[16:16 + 64], b"node one".ljust(64, b"\0"), "NODE_DESC reads back what was written")
     check(reg(d, 0x6001, False, bytes(16)), 0x50, 0x08050002,
           "NODE_DESC with 16 bytes of data: BAD_INPUT_LEN")
+    # PFCC (mlx5e reads it at every statistics update): no pause, no PFC
+    r = reg(d, 0x5007, False, regbuf(32, VCX_PFCC_LOCAL_PORT=1))
+    t.eq((r.status, r.f(H["VCX_PFCC_LOCAL_PORT"], 16), r.f(H["VCX_PFCC_PPTX"], 16),
+          r.f(H["VCX_PFCC_PPRX"], 16), r.f(H["VCX_PFCC_PFCTX"], 16), r.f(H["VCX_PFCC_PFCRX"], 16)),
+         (0, 1, 0, 0, 0, 0), "PFCC read: port 1, global pause and PFC off both ways")
+    r = reg(d, 0x5007, True, regbuf(32, VCX_PFCC_LOCAL_PORT=1))
+    t.eq(r.status, 0, "PFCC write enabling nothing (pause off): OK")
+    for what, kv in (("pptx 1", {"VCX_PFCC_PPTX": 1}), ("pprx 1", {"VCX_PFCC_PPRX": 1}),
+                     ("pfctx 0x08", {"VCX_PFCC_PFCTX": 8}), ("pfcrx 0x01", {"VCX_PFCC_PFCRX": 1}),
+                     ("a stall watermark", {"VCX_PFCC_DEVICE_STALL_MINOR_WATERMARK": 100})):
+        check(reg(d, 0x5007, True, regbuf(32, VCX_PFCC_LOCAL_PORT=1, **kv)), 3, 0x08050013,
+              "PFCC write %s: BAD_PARAM (the port has no flow control)" % what)
+    check(reg(d, 0x5007, False, regbuf(32, VCX_PFCC_LOCAL_PORT=2)), 3, 0x08050004,
+          "PFCC local_port 2: BAD_PARAM")
     check(reg(d, 0xc00e, False, bytes(16)), 3, 0x08050001, "DTOR register 0xc00e: BAD_PARAM")
     check(reg(d, 0x9001, False, bytes(16)), 3, 0x08050001, "register 0x9001: BAD_PARAM")
     check(d.exec(AR, 2, in_len=32, out_len=32, fields=[(RID, 0x5006)]), 3, 0x0805ff09,
