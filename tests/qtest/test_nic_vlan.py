@@ -56,6 +56,21 @@ def rx_one(v, su, frame):
     return poll(v, su.rcq)
 
 
+def rx_kept(v, su, frame, buf, what):
+    """frame (one tag) arrives with its tag: in the buffer whole, no cvlan bit, check_sum
+    from the IP header behind the tag. The CQE's fields, or None."""
+    e = rx_one(v, su, frame)
+    t.ok(e is not None, "%s: delivered" % what)
+    if e is None:
+        return None
+    c = cqe(e)
+    t.eq((c["byte_cnt"], vlan_bits(e), v.qt.memread(buf, len(frame))),
+         (len(frame), (0, 0), frame), "%s: not stripped, no cvlan bit" % what)
+    t.eq(c["check_sum"], csum(frame[18:]), "%s: check_sum from the IP header, the tag not "
+         "summed" % what)
+    return c
+
+
 def case_strip(v):
     su = Setup(v)
     rq, bufs = rx_setup(v, su, vsd=0)
@@ -80,29 +95,17 @@ def case_strip(v):
     t.eq(e is not None and (cqe(e)["byte_cnt"], vlan_bits(e)), (len(plain), (0, 0)),
          "untagged frame: delivered as it came, no cvlan bit")
     stag = tag(plain, TCI, 0x88a8)
-    e = rx_one(v, su, stag)
-    t.ok(e is not None, "S-tagged frame delivered")
-    if e is not None:
-        c = cqe(e)
-        t.eq((c["byte_cnt"], vlan_bits(e), v.qt.memread(bufs[2], len(stag))),
-             (len(stag), (0, 0), stag), "S-VLAN tag: not stripped, no cvlan bit")
-        t.eq((c["l3"], c["l4"], c["hds"], c["check_sum"]), (2, 2, 7, csum(stag[18:])),
-             "S-tagged: the IPv4/UDP headers behind the tag parsed, check_sum from the IP "
-             "header")
+    c = rx_kept(v, su, stag, bufs[2], "S-VLAN tag")
+    if c:
+        t.eq((c["l3"], c["l4"], c["hds"]), (2, 2, 7),
+             "S-tagged: the IPv4/UDP headers behind the tag parsed")
     # MODIFY_RQ vsd 1 (bitmask bit 1) in RDY: the tag stays in the frame
     v.ok(v.modify_rq(rq.rqn, 1, 1, bitmask=N["VCX_MODIFY_RQ_BITMASK_VSD"], vsd=1),
          "MODIFY_RQ RDY->RDY vsd 1")
     r = v.ncmd("QUERY_RQ", out_len=N["VCX_QUERY_RQ_OUT_LEN"],
                fields=[(P["VCX_OBJ_NUMBER"], rq.rqn)])
     t.eq(get(r.out, N["VCX_RQC_VSD"], at), 1, "QUERY_RQ: vsd 1")
-    e = rx_one(v, su, tagged)
-    t.ok(e is not None, "C-tagged frame to an RQ with vsd 1 delivered")
-    if e is not None:
-        c = cqe(e)
-        t.eq((c["byte_cnt"], vlan_bits(e), v.qt.memread(bufs[3], len(tagged))),
-             (len(tagged), (0, 0), tagged), "vsd 1: the tag stays in the frame, no cvlan bit")
-        t.eq(c["check_sum"], csum(tagged[18:]),
-             "vsd 1: check_sum from the IP header, the tag not summed")
+    rx_kept(v, su, tagged, bufs[3], "C-VLAN tag to an RQ with vsd 1")
     # a MODIFY_RQ without the vsd bit leaves it; with it, stripping is back on
     v.ok(v.modify_rq(rq.rqn, 1, 1, vsd=0), "MODIFY_RQ RDY->RDY, vsd 0 but no bitmask")
     e = rx_one(v, su, tagged)
