@@ -218,6 +218,7 @@ struct VcxQp {
     QTAILQ_ENTRY(VcxQp) run_link;
     QTAILQ_ENTRY(VcxQp) err_link;
     QEMUTimer *rnr_timer;
+    int64_t timer_due;          /* when rnr_timer's wait ends (vcx_qp_timer_arm) */
     VcxState *s;
 };
 
@@ -236,6 +237,8 @@ typedef struct VcxObjects {
     QTAILQ_HEAD(, VcxQp) runq;  /* QPs with work for the executor */
     QEMUBH *bh;                 /* the executor: one guarded bottom half (vcx-xport.c) */
     uint64_t runs;              /* executor runs since the device was created */
+    bool in_run;                /* a run or a doorbell slice is executing: it schedules
+                                 * the bottom half at its end if work remains */
     uint64_t qp_gen;            /* last QP incarnation handed out */
     uint64_t xfer_seq;          /* last message number handed out */
     QTAILQ_HEAD(, VcxQp) errq;  /* QPs in ERR whose receive counter is watched */
@@ -474,6 +477,7 @@ bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len, bool sealed);
 void vcx_roce_rx_end(VcxState *s);
 void vcx_roce_run_end(VcxState *s);
 bool vcx_roce_pending(VcxState *s);
+bool vcx_roce_reads_pending(VcxState *s);
 bool vcx_roce_run(VcxState *s, VcxBudget *b);
 void vcx_roce_fault_prop_init(VcxState *s);
 void vcx_roce_fault_prop_fini(VcxState *s);
@@ -487,6 +491,8 @@ uint32_t vcx_roce_mcg_count(VcxState *s);
 bool vcx_gid_is_mcast(const uint8_t *gid);
 void vcx_gid_mcast_mac(const uint8_t *gid, uint8_t *mac);
 bool vcx_nic_pending(VcxState *s);
+bool vcx_nic_rx_pending(VcxState *s);
+bool vcx_nic_rx_run(VcxState *s, VcxBudget *b);
 char *vcx_nic_state(VcxState *s);
 
 /* the transport engine: vcx-xport.c, vcx-resp.c, vcx-flush.c */

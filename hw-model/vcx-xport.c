@@ -471,7 +471,10 @@ static void vcx_xport_queue(VcxState *s, VcxQp *qp)
 void vcx_xport_kick(VcxState *s, VcxQp *qp)
 {
     vcx_xport_queue(s, qp);
-    qemu_bh_schedule(s->objs->bh);
+    if (!s->objs->in_run) {
+        /* inside a run, its end schedules the bottom half for a queue left non-empty */
+        qemu_bh_schedule(s->objs->bh);
+    }
 }
 
 /*
@@ -522,11 +525,33 @@ static int64_t vcx_ack_timeout_ns(VcxQp *qp)
     return 4096LL << MIN(MAX(t, 1u), 31u);
 }
 
+/*
+ * The QP's RNR / ACK timer ends its wait ns from now. lazy: a deadline that only moves
+ * later (the local ACK timer restarted at each ACK) leaves a timer that is already due
+ * earlier alone, and the callback sets it again for what is left. Moving a QEMU timer
+ * that is the clock's earliest wakes the main loop (an eventfd write, then the BQL taken
+ * against the vCPUs): once per ACK that was a quarter of the looped frames' cost.
+ */
+void vcx_qp_timer_arm(VcxQp *qp, int64_t ns, bool lazy)
+{
+    int64_t due = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns;
+
+    qp->timer_due = due;
+    if (lazy && timer_pending(qp->rnr_timer) && timer_expire_time_ns(qp->rnr_timer) <= due) {
+        return;
+    }
+    timer_mod(qp->rnr_timer, due);
+}
+
 /* The RNR / ACK timer: the SQ may go on; the executor does it. */
 static void vcx_rnr_timer_cb(void *opaque)
 {
     VcxQp *qp = opaque;
 
+    if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) < qp->timer_due) {
+        timer_mod(qp->rnr_timer, qp->timer_due);        /* pushed back meanwhile */
+        return;
+    }
     qp->rnr_wait = false;
     if (qp->ack_wait) {
         /* ConnectX counts the timeouts within retry_count (the last: retries exceeded) */
@@ -1031,8 +1056,7 @@ static VcxStep vcx_req_answer(VcxState *s, VcxQp *qp, VcxReq *rq)
             qp->retry_left--;
             qp->rnr_wait = true;        /* the SQ waits for the same timer */
             qp->ack_wait = true;
-            timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                                     vcx_ack_timeout_ns(qp));
+            vcx_qp_timer_arm(qp, vcx_ack_timeout_ns(qp), false);
             return VCX_STEP_STOP;
         }
         break;
@@ -1052,8 +1076,7 @@ static VcxStep vcx_req_answer(VcxState *s, VcxQp *qp, VcxReq *rq)
         /* ConnectX counts the RNR NAKs within rnr_retry (the last: retries exceeded) */
         vcx_qp_qc(s, qp, VCX_QC_RNR_NAK_RETRY_ERR);
         qp->rnr_wait = true;
-        timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                                 vcx_rnr_ns(ack->rnr_timer));
+        vcx_qp_timer_arm(qp, vcx_rnr_ns(ack->rnr_timer), false);
         return VCX_STEP_STOP;
     case VCX_NAK_INV_REQ:
         vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_REMOTE_INVAL_REQ_ERR,
@@ -1235,6 +1258,7 @@ static void vcx_xport_bh(void *opaque)
         return;
     }
     o->runs++;
+    o->in_run = true;
     if (o->err_due) {
         vcx_err_watch_run(s, &b);
     }
@@ -1264,8 +1288,38 @@ static void vcx_xport_bh(void *opaque)
     while (b.wqes && b.bytes && !s->reset_pending && (qp = QTAILQ_FIRST(&o->runq))) {
         vcx_xport_turn(s, qp, &b);
     }
+    o->in_run = false;
     vcx_xport_run_end(s, VCX_XPORT_RUN_WQES - b.wqes, VCX_XPORT_RUN_BYTES + b.tail - b.bytes,
                       start, nic_more);
+}
+
+/*
+ * Frames the slice looped to the port's own QPs (loopback-frames) are taken in the same
+ * slice with what is left of its budget: the responder's placement and CQE, the ACK it
+ * loops back (vcx_roce_rx_end), the requester's completion, READ responses. Without
+ * this every looped message waited for the main loop to wake twice (request, then ACK),
+ * some 40 us each on a host whose cores run the vCPUs, where the whole-message path
+ * completes within the doorbell write. Each frame costs one WQE of the budget, so the
+ * rounds end; frames from the netdev ahead of them in the queue are taken too, in
+ * order, as the bottom half would.
+ */
+#define VCX_XPORT_SLICE_FRAME_ROUNDS    4u
+
+static void vcx_xport_slice_frames(VcxState *s, VcxBudget *b)
+{
+    for (uint32_t i = 0; i < VCX_XPORT_SLICE_FRAME_ROUNDS; i++) {
+        bool frames = vcx_nic_rx_pending(s), reads = vcx_roce_reads_pending(s);
+
+        if (!b->wqes || !b->bytes || s->reset_pending || (!frames && !reads)) {
+            return;
+        }
+        if (frames) {
+            vcx_nic_rx_run(s, b);
+        }
+        if (reads && b->wqes && b->bytes) {
+            vcx_roce_run(s, b);
+        }
+    }
 }
 
 /*
@@ -1294,7 +1348,17 @@ static void vcx_xport_doorbell_run(VcxState *s, VcxQp *qp)
     }
     start = get_clock();
     o->runs++;
+    o->in_run = true;
     vcx_xport_turn(s, qp, &b);
+    for (uint32_t i = 0; i < VCX_XPORT_SLICE_FRAME_ROUNDS && s->params.loopback_frames; i++) {
+        vcx_xport_slice_frames(s, &b);
+        /* the ACKs opened its window again: it goes on while the slice lasts */
+        if (!qp->kicked || !b.wqes || !b.bytes || s->reset_pending) {
+            break;
+        }
+        vcx_xport_turn(s, qp, &b);
+    }
+    o->in_run = false;
     trace_vcx_xport_doorbell_slice(qp->qpn, VCX_XPORT_DOORBELL_WQES - b.wqes,
                                    VCX_XPORT_DOORBELL_BYTES + b.tail - b.bytes, qp->kicked);
     vcx_xport_run_end(s, VCX_XPORT_DOORBELL_WQES - b.wqes,

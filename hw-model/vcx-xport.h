@@ -268,6 +268,7 @@ VcxDecode vcx_req_decode(VcxState *s, VcxQp *qp, VcxReq *rq, uint16_t index);
 void vcx_req_post_cqe(VcxState *s, VcxQp *qp, uint16_t index, uint8_t wqe_opcode,
                       uint8_t fm_ce_se, uint32_t byte_cnt);
 int64_t vcx_rnr_ns(uint8_t t);
+void vcx_qp_timer_arm(VcxQp *qp, int64_t ns, bool lazy);
 void vcx_req_fail(VcxState *s, VcxQp *qp, uint32_t nbb, uint8_t wqe_op, uint8_t synd,
                   const char *why);
 

@@ -615,7 +615,10 @@ static void vcx_rxq_push(VcxState *s, const uint8_t *buf, uint32_t len, uint32_t
     QSIMPLEQ_INSERT_TAIL(&n->rxq, fr, link);
     n->rxq_frames++;
     n->rxq_bytes += len;
-    qemu_bh_schedule(s->objs->bh);
+    if (!s->objs->in_run) {
+        /* inside a run the run's end does it: no wake-up of the main loop per frame */
+        qemu_bh_schedule(s->objs->bh);
+    }
 }
 
 /*

@@ -265,6 +265,12 @@ bool vcx_nic_pending(VcxState *s)
     return !QTAILQ_EMPTY(&n->runq) || !QSIMPLEQ_EMPTY(&n->rxq);
 }
 
+/* Frames wait in the receive queue (from the netdev, or looped). */
+bool vcx_nic_rx_pending(VcxState *s)
+{
+    return !QSIMPLEQ_EMPTY(&vcx_nic(s)->rxq);
+}
+
 bool vcx_nic_run(VcxState *s, VcxBudget *b)
 {
     bool more;

@@ -374,7 +374,6 @@ static inline uint16_t vcx_csum_fold(uint32_t sum)
 /* vcx-nic-rx.c */
 ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size);
 bool vcx_nic_can_receive(VcxState *s);
-bool vcx_nic_rx_run(VcxState *s, VcxBudget *b);
 bool vcx_nic_rq_flush(VcxState *s, VcxNicWq *rq, VcxBudget *b);
 void vcx_nic_loopback(VcxState *s, const uint8_t *frame, uint32_t len, uint32_t tdn);
 void vcx_nic_loopback_roce(VcxState *s, const uint8_t *frame, uint32_t len, bool sealed);

@@ -305,6 +305,14 @@ bool vcx_roce_pending(VcxState *s)
     return r && (r->nreads || r->held_tx || r->held_rx);
 }
 
+/* READ responses wait to be sent (vcx_roce_run). */
+bool vcx_roce_reads_pending(VcxState *s)
+{
+    VcxRoceDev *r = vcx_roce(s);
+
+    return r && r->nreads;
+}
+
 /* The executor's RoCE work: READ responses, within the budget; true if some are left. */
 bool vcx_roce_run(VcxState *s, VcxBudget *b)
 {

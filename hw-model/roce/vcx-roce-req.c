@@ -260,7 +260,7 @@ static void vcx_win_arm(VcxQp *qp, VcxWireWin *w)
     }
     w->timer = true;
     qp->rnr_wait = true;
-    timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + (4096LL << MIN(t, 31u)));
+    vcx_qp_timer_arm(qp, 4096LL << MIN(t, 31u), true);
 }
 
 static void vcx_win_disarm(VcxQp *qp, VcxWireWin *w)
@@ -613,8 +613,7 @@ void vcx_roce_req_rx(VcxState *s, VcxQp *qp, const VcxRocePkt *p)
         w->rnr_psn = p->psn;
         w->timer = true;
         qp->rnr_wait = true;
-        timer_mod(qp->rnr_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                                 vcx_rnr_ns(p->aeth_synd & 0x1f));
+        vcx_qp_timer_arm(qp, vcx_rnr_ns(p->aeth_synd & 0x1f), false);
         trace_vcx_roce_req_rnr(qp->qpn, p->psn, p->aeth_synd & 0x1f);
         return;
     case 3:                                     /* NAK */
