@@ -96,6 +96,10 @@ void vcx_nic_lists_apply(VcxState *s, VcxCmd *cmd, const uint8_t *ctx, uint32_t 
 void vcx_nic_lists_query(VcxState *s, VcxCmd *cmd, uint8_t *ctx, uint32_t type,
                          uint32_t list_at);
 
+/* nic/vcx-nic-pcnt.c: ACCESS_REG PPCNT, the physical port's counters */
+uint8_t vcx_reg_ppcnt_read(VcxState *s, VcxCmd *cmd, const uint8_t *in, uint8_t *out);
+uint8_t vcx_reg_ppcnt_write(VcxState *s, VcxCmd *cmd, const uint8_t *in, uint8_t *out);
+
 /* vcx-roce.c */
 uint8_t vcx_cmd_query_roce_address(VcxState *s, VcxCmd *cmd);
 uint8_t vcx_cmd_set_roce_address(VcxState *s, VcxCmd *cmd);

@@ -1,6 +1,6 @@
 /*
  * vcx: the Ethernet port and its vport: ACCESS_REG (PAOS, PFCC, PMTU, PTYS,
- * HOST_ENDIANNESS, NODE_DESC), QUERY_VPORT_STATE, QUERY_HCA_VPORT_PKEY, QUERY/MODIFY_NIC_VPORT_CONTEXT and
+ * HOST_ENDIANNESS, NODE_DESC; PPCNT in nic/vcx-nic-pcnt.c), QUERY_VPORT_STATE, QUERY_HCA_VPORT_PKEY, QUERY/MODIFY_NIC_VPORT_CONTEXT and
  * port change events.
  *
  * The port is operationally up when the carrier is present (the "link" property, which
@@ -52,6 +52,7 @@ void vcx_port_reset(VcxState *s)
     bool link = p->link_up;
 
     memset(p, 0, sizeof(*p));
+    vcx_pcnt_reset(s);
     p->link_up = link;
     p->admin_status = VCX_PORT_STATUS_UP;
     p->oper_up = vcx_port_oper_up(s);
@@ -82,6 +83,9 @@ static void vcx_port_update(VcxState *s)
         return;
     }
     s->port.oper_up = up;
+    if (!up) {
+        vcx_pcnt_link_down(s);
+    }
     trace_vcx_port_change(up);
     data[VCX_FLD_BYTE(VCX_EQE_PORT_CHANGE_PORT) - VCX_FLD_BYTE(VCX_EQE_DATA)] =
         VCX_PORT_NUM << 4;
@@ -333,6 +337,7 @@ static const VcxReg vcx_regs[] = {
     { VCX_REG_PTYS, "PTYS", VCX_REG_PTYS_LEN, vcx_reg_ptys_read, vcx_reg_ptys_write },
     { VCX_REG_PAOS, "PAOS", VCX_REG_PAOS_LEN, vcx_reg_paos_read, vcx_reg_paos_write },
     { VCX_REG_PFCC, "PFCC", VCX_REG_PFCC_LEN, vcx_reg_pfcc_read, vcx_reg_pfcc_write },
+    { VCX_REG_PPCNT, "PPCNT", VCX_REG_PPCNT_LEN, vcx_reg_ppcnt_read, vcx_reg_ppcnt_write },
     { VCX_REG_HOST_ENDIANNESS, "HOST_ENDIANNESS", VCX_REG_HOST_ENDIANNESS_LEN,
       vcx_reg_he_read, vcx_reg_he_write },
     { VCX_REG_NODE_DESC, "NODE_DESC", VCX_REG_NODE_DESC_LEN, vcx_reg_node_desc_read,

@@ -119,6 +119,40 @@ typedef struct VcxPort {
     uint32_t num_gids;          /* valid entries */
 } VcxPort;
 
+/*
+ * The physical port's counters (nic/vcx-nic-pcnt.c, register PPCNT): raw counts since
+ * the device's reset, and per PPCNT group the values at its last clear.
+ */
+#define VCX_PCNT_BINS           10      /* RFC 2819 frame size bins */
+#define VCX_PCNT_GROUPS         5
+enum {
+    VCX_PC_TX_FRAMES, VCX_PC_TX_OCTETS, VCX_PC_TX_MC, VCX_PC_TX_BC,
+    VCX_PC_RX_FRAMES, VCX_PC_RX_OCTETS, VCX_PC_RX_MC, VCX_PC_RX_BC,
+    VCX_PC_RX_UNDERSIZE, VCX_PC_RX_TOO_LONG, VCX_PC_RX_ERR_OCTETS, VCX_PC_RX_DISCARDS,
+    VCX_PC_RX_BIN,
+    /* per priority (VLAN PCP) from here */
+    VCX_PC_PRIO_RX_FRAMES = VCX_PC_RX_BIN + VCX_PCNT_BINS,
+    VCX_PC_PRIO_RX_OCTETS = VCX_PC_PRIO_RX_FRAMES + 8,
+    VCX_PC_PRIO_TX_FRAMES = VCX_PC_PRIO_RX_OCTETS + 8,
+    VCX_PC_PRIO_TX_OCTETS = VCX_PC_PRIO_TX_FRAMES + 8,
+    VCX_PC_PRIO_RX_DISCARDS = VCX_PC_PRIO_TX_OCTETS + 8,
+    VCX_PC_LINK_DOWN = VCX_PC_PRIO_RX_DISCARDS + 8,
+    VCX_PC_NUM
+};
+
+typedef struct VcxPortCnt {
+    uint64_t c[VCX_PC_NUM];
+    uint64_t base[VCX_PCNT_GROUPS][VCX_PC_NUM];
+    int64_t cleared_ms[VCX_PCNT_GROUPS];        /* QEMU_CLOCK_VIRTUAL */
+} VcxPortCnt;
+
+typedef enum VcxPcntRx {
+    VCX_PCNT_RX_OK,
+    VCX_PCNT_RX_DISCARD,        /* received, then dropped for want of resources */
+    VCX_PCNT_RX_RUNT,           /* under 14 bytes */
+    VCX_PCNT_RX_TOO_LONG,       /* over the largest frame */
+} VcxPcntRx;
+
 struct VcxState {
     PCIDevice parent_obj;
 
@@ -144,6 +178,7 @@ struct VcxState {
     VcxEq eqs[VCX_MAX_EQS];
     uint32_t num_eqs;
     VcxPort port;
+    VcxPortCnt pcnt;
     struct VcxRoceFault *wire_fault;    /* the wire-fault property (roce/vcx-roce-dev.c) */
     uint64_t cmds_executed;     /* since creation, for the monitor */
     struct VcxObjects *objs;    /* RDMA objects and transport engine (vcx-obj.h) */
@@ -225,6 +260,12 @@ bool vcx_eq_subscribed(VcxState *s, uint8_t event_type);
 bool vcx_eq_post_event(VcxState *s, uint8_t type, uint8_t sub_type, const uint8_t *data,
                        size_t len);
 void vcx_eq_doorbell(VcxState *s, uint32_t uar, uint32_t offset, uint32_t value);
+
+/* nic/vcx-nic-pcnt.c: the physical port's counters */
+void vcx_pcnt_tx(VcxState *s, const uint8_t *f, uint32_t len);
+void vcx_pcnt_rx(VcxState *s, const uint8_t *f, uint32_t len, VcxPcntRx what);
+void vcx_pcnt_link_down(VcxState *s);
+void vcx_pcnt_reset(VcxState *s);
 
 /* vcx-port.c */
 void vcx_port_reset(VcxState *s);

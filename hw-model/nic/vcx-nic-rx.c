@@ -643,11 +643,15 @@ ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size)
 
     if (vcx_fw_dead(s)) {
         /* dead firmware runs no executor to drain the queue: drop rather than hold */
+        vcx_pcnt_rx(s, buf, size, size < 14 ? VCX_PCNT_RX_RUNT :
+                                  size > VCX_NIC_MAX_FRAME + 4 ? VCX_PCNT_RX_TOO_LONG :
+                                  VCX_PCNT_RX_DISCARD);
         n->st.nic_rx_drop++;
         trace_vcx_nic_rx_drop(size, "firmware dead");
         return size;
     }
     if (size > VCX_NIC_MAX_FRAME + 4 || size < 14) {
+        vcx_pcnt_rx(s, buf, size, size < 14 ? VCX_PCNT_RX_RUNT : VCX_PCNT_RX_TOO_LONG);
         n->st.rx_err_pkts++;
         n->st.rx_err_bytes += size;
         n->st.nic_rx_drop++;
@@ -656,8 +660,9 @@ ssize_t vcx_nic_receive(VcxState *s, const uint8_t *buf, size_t size)
     }
     if (!vcx_rxq_room(n, size)) {
         n->rx_blocked = true;
-        return 0;
+        return 0;               /* not received yet: the net layer holds it */
     }
+    vcx_pcnt_rx(s, buf, size, VCX_PCNT_RX_OK);
     vcx_rxq_push(s, buf, size, 0, false, true);
     return size;
 }

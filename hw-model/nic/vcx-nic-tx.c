@@ -145,6 +145,7 @@ static void vcx_nic_xmit(VcxState *s, VcxNicWq *sq, const uint8_t *f, uint32_t l
         vcx_nic_loopback(s, f, len, sq->tis ? sq->tis->tdn : 0);
     }
     if (!own && s->nic) {
+        vcx_pcnt_tx(s, f, len);
         qemu_send_packet(qemu_get_queue(s->nic), f, len);
     }
     trace_vcx_nic_tx(sq->num, len, own ? "loopback" : group ? "wire and loopback" :

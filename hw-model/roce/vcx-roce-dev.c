@@ -149,6 +149,7 @@ static void vcx_roce_wire_out(VcxState *s, const uint8_t *f, uint32_t len, bool 
         }
     }
     if (s->nic) {
+        vcx_pcnt_tx(s, f, len);
         qemu_send_packet(qemu_get_queue(s->nic), f, len);
     } else {
         trace_vcx_roce_tx_drop(len, "no netdev");

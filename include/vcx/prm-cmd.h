@@ -421,6 +421,7 @@
 #define VCX_REG_PTYS			0x5004
 #define VCX_REG_PAOS			0x5006
 #define VCX_REG_PFCC			0x5007
+#define VCX_REG_PPCNT			0x5008
 #define VCX_REG_HOST_ENDIANNESS		0x7004
 #define VCX_REG_NODE_DESC		0x6001
 #define VCX_REG_DTOR			0xc00e
@@ -461,6 +462,31 @@
 #define VCX_PFCC_PFCRX			VCX_FLD(0x68, 8)
 #define VCX_PFCC_DEVICE_STALL_MINOR_WATERMARK	VCX_FLD(0x80, 16)
 #define VCX_PFCC_DEVICE_STALL_CRITICAL_WATERMARK	VCX_FLD(0x90, 16)
+
+/*
+ * PPCNT: port performance counters (256 bytes). A query names a counter group (grp) and,
+ * for the per-priority group, a priority (prio_tc); the counter set from byte 8 holds
+ * that group's counters as 64-bit big-endian values (high dword first), in the group's
+ * order; the physical layer group ends with two 32-bit event counts. clr clears the
+ * group's counters (Set and Query).
+ */
+#define VCX_REG_PPCNT_LEN		0x100u
+#define VCX_PPCNT_SWID			VCX_FLD(0x00, 8)
+#define VCX_PPCNT_LOCAL_PORT		VCX_FLD(0x08, 8)
+#define VCX_PPCNT_PNAT			VCX_FLD(0x10, 2)
+#define VCX_PPCNT_GRP			VCX_FLD(0x1a, 6)
+#define VCX_PPCNT_CLR			VCX_FLD(0x20, 1)
+#define VCX_PPCNT_PLANE_IND		VCX_FLD(0x34, 4)
+#define VCX_PPCNT_PRIO_TC		VCX_FLD(0x3b, 5)
+#define VCX_PPCNT_COUNTER_SET		0x08u	/* byte offset of the counter set */
+#define VCX_PPCNT_GRP_IEEE_802_3	0x00
+#define VCX_PPCNT_GRP_RFC_2863		0x01
+#define VCX_PPCNT_GRP_RFC_2819		0x02
+#define VCX_PPCNT_GRP_PER_PRIO		0x10
+#define VCX_PPCNT_GRP_PHYS_LAYER	0x12
+/* the physical layer group's 32-bit counts, byte offsets in the counter set */
+#define VCX_PPCNT_PHYS_LINK_DOWN_EVENTS	0xc0u
+#define VCX_PPCNT_PHYS_RECOVERY_EVENTS	0xc4u
 
 /* PMTU: port MTU, bytes (16 bytes) */
 #define VCX_REG_PMTU_LEN		0x10u

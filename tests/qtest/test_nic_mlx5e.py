@@ -3,16 +3,19 @@
 """NIC objects as the stock mlx5e driver makes them (docs/stock-mlx5.md), with the port on
 a QEMU socket netdev this test writes: an RQ without a PD (mlx5e's drop RQ: created, and
 no WQE of it passes a key check) and a flow table of 2^16 entries with equal values in
-one group (the lowest index matches; the next takes over when it goes). The commands'
-refusals and the other NIC objects are in test_nic.py."""
+one group (the lowest index matches; the next takes over when it goes); and PPCNT, the
+port's counters mlx5e reads at every statistics update. The commands' refusals and the
+other NIC objects are in test_nic.py."""
 import os
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import Tap, run_isolated, put  # noqa: E402
+from vcx_qtest import H, Tap, DEV_PATH, run_isolated, put  # noqa: E402
 from vcx_verbs import P  # noqa: E402
-from vcx_nic import N, Nic, MAC, PEER, eth  # noqa: E402
-from test_nic import Setup, cqe, poll, check, synd, rx_frame, OK, BAD_RES_STATE  # noqa: E402
+from vcx_nic import N, Nic, MAC, PEER, BCAST, eth  # noqa: E402
+from test_nic import (Setup, cqe, poll, check, synd, rx_frame, send, OK, BAD_PARAM,  # noqa: E402
+                      BAD_RES_STATE)
 import test_nic  # noqa: E402
 
 t = Tap()
@@ -78,8 +81,93 @@ def case_big_table(v):
          "100 again")
 
 
+# PPCNT groups as mlx5e reads them: IEEE 802.3, RFC 2863, RFC 2819, per priority, physical
+PPCNT_GROUPS = {"802_3": 0x00, "2863": 0x01, "2819": 0x02, "prio": 0x10, "phys": 0x12}
+
+
+def ppcnt(v, grp, prio=0, clr=0, write=False, port=1, pnat=0):
+    """ACCESS_REG PPCNT: (command result, the counter set as 31 64-bit values)."""
+    b = bytearray(256)
+    for k, val in (("LOCAL_PORT", port), ("PNAT", pnat), ("GRP", grp), ("PRIO_TC", prio),
+                   ("CLR", clr)):
+        put(b, H["VCX_PPCNT_" + k], val)
+    r = v.d.exec(H["VCX_CMD_OP_ACCESS_REG"], 0 if write else 1, in_len=16 + 256,
+                 out_len=16 + 256, fields=[(H["VCX_ACCESS_REG_IN_REGISTER_ID"], 0x5008)],
+                 payload={16: bytes(b)})
+    return r, list(struct.unpack_from(">31Q", r.out, 16 + 8)) if len(r.out) >= 272 else []
+
+
+def case_ppcnt(v):
+    """PPCNT: the port's counters at the MAC, both ways, by group, with clr per group."""
+    su = Setup(v)
+    v.sock.drain()
+    before = {g: ppcnt(v, n)[1] for g, n in PPCNT_GROUPS.items() if g != "prio"}
+    prio_before = {p: ppcnt(v, 0x10, p)[1] for p in (0, 3, 5)}
+    # out: a unicast frame of 100 bytes, a 42-byte broadcast (padded), a tagged multicast
+    # frame of priority 5
+    send(v, su, eth(PEER, MAC, 0x88b5, bytes(86)))
+    send(v, su, eth(BCAST, MAC, 0x0806, bytes(28)), inline=42)
+    mc = bytes.fromhex("01005e000001")
+    send(v, su, eth(mc, MAC, 0x8100, struct.pack(">HH", 5 << 13 | 7, 0x88b5) + bytes(982)))
+    t.eq([len(v.sock.recv() or b"") for _ in range(3)], [100, 60, 1000], "three frames out")
+    # in: a unicast frame (nothing steers it: counted at the MAC all the same), a tagged
+    # multicast frame of priority 3, a runt, a frame over the largest (9216 + 18 + a second
+    # tag's 4: 9238 bytes)
+    v.wire_in(eth(MAC, PEER, 0x88b5, bytes(46)))
+    v.wire_in(eth(mc, PEER, 0x8100, struct.pack(">HH", 3 << 13 | 9, 0x88b5) + bytes(1482)))
+    v.wire_in(bytes(10))
+    v.wire_in(eth(MAC, PEER, 0x88b5, bytes(9239 - 14)))
+    d = {g: [a - b for a, b in zip(ppcnt(v, n)[1], before[g])]
+         for g, n in PPCNT_GROUPS.items() if g != "prio"}
+    tx_oct, rx_oct = 104 + 64 + 1004, 64 + 1504
+    t.eq([d["802_3"][i] for i in (0, 1, 4, 5, 6, 7, 8, 9, 12)],
+         [3, 2, tx_oct, rx_oct, 1, 1, 1, 0, 1],
+         "802.3: frames and octets (FCS in, 64 at least) out and in, multicast, broadcast, "
+         "too long")
+    t.eq([d["2863"][i] for i in (0, 1, 2, 3, 5, 6, 9, 10, 11, 12)],
+         [rx_oct, 1, 0, 2, tx_oct, 1, 1, 0, 1, 1],
+         "2863: in octets, unicast, discards, errors (runt + too long); out octets, unicast; "
+         "multicast and broadcast both ways")
+    t.eq([d["2819"][i] for i in (0, 1, 2, 3, 4, 6, 7)],
+         [0, rx_oct + 64 + 9243, 4, 0, 1, 1, 1],
+         "2819: drops, octets and frames with the bad ones, broadcast, multicast, "
+         "undersize, oversize")
+    t.eq(d["2819"][11:21], [2, 0, 0, 0, 0, 1, 0, 0, 0, 1],
+         "2819: size bins (64: the frame and the runt; 1024-1518; 8192-10239)")
+    pd = {p: [a - b for a, b in zip(ppcnt(v, 0x10, p)[1], prio_before[p])] for p in (0, 3, 5)}
+    t.eq([(pd[p][0], pd[p][4], pd[p][5], pd[p][9]) for p in (0, 3, 5)],
+         [(64, 1, 104 + 64, 2), (1504, 1, 0, 0), (0, 0, 1004, 1)],
+         "per priority (VLAN PCP, 0 untagged): rx octets and frames, tx octets and frames")
+    def link_downs():
+        r = ppcnt(v, 0x12)[0]
+        return struct.unpack_from(">I", r.out, 16 + 8 + H["VCX_PPCNT_PHYS_LINK_DOWN_EVENTS"])[0]
+    v.qt.clock_step(5 * 10**6)
+    r, ph = ppcnt(v, 0x12)
+    t.ok(r.status == 0 and ph[0] >= 5, "physical layer: ms since the last clear (%r)" % ph[0])
+    n0 = link_downs()
+    for up in (False, True, False, True):
+        v.qt.qom_set(DEV_PATH, "link", up)
+    t.eq(link_downs() - n0, 2, "physical layer: two link down events")
+    # clr: a query returns the values, then that group (only) starts again from 0
+    r, c = ppcnt(v, 0x00, clr=1)
+    t.ok(r.status == 0 and c[0] >= 3, "802.3 query with clr: the values before the clear")
+    t.eq(ppcnt(v, 0x00)[1][0:2], [0, 0], "802.3 after clr: 0 frames each way")
+    t.ok(ppcnt(v, 0x01)[1][0] >= rx_oct, "2863 kept its counts (clr is per group)")
+    r, c = ppcnt(v, 0x10, 5, clr=1, write=True)
+    t.eq((r.status, ppcnt(v, 0x10, 5)[1][9], ppcnt(v, 0x10, 0)[1][9] >= 2), (0, 0, True),
+         "per priority: a write with clr clears priority 5, not priority 0")
+    for desc, kw, n in (("group 0x3 (RFC 3635)", {"grp": 3}, 0x22),
+                        ("per priority, prio_tc 8", {"grp": 0x10, "prio": 8}, 0x23),
+                        ("local_port 2", {"grp": 0, "port": 2}, 0x20),
+                        ("pnat 1", {"grp": 0, "pnat": 1}, 0x21),
+                        ("a write without clr", {"grp": 0, "write": True}, 0x24)):
+        r = ppcnt(v, **kw)[0]
+        check(r, BAD_PARAM, synd("ACCESS_REG", n), "PPCNT %s: BAD_PARAM" % desc)
+
+
 def main():
-    for name, fn in [("RQ without a PD", case_rq_no_pd), ("a big table", case_big_table)]:
+    for name, fn in [("RQ without a PD", case_rq_no_pd), ("a big table", case_big_table),
+                     ("PPCNT", case_ppcnt)]:
         v = Nic()
         try:
             run_isolated(t, name, lambda fn=fn: fn(v))
