@@ -2,7 +2,9 @@
 /*
  * vcx: ethtool operations of the port netdev (a small part of mlx5e's en_ethtool.c):
  * -i (driver, firmware, bus), -S (per-ring software counters, the vport counters of
- * QUERY_VPORT_COUNTER and out_of_buffer of the RQs' Q counter), -l/-L (combined
+ * QUERY_VPORT_COUNTER, out_of_buffer of the RQs' Q counter and the port's counters at
+ * the MAC from PPCNT, named as mlx5e names them: *_phy), the standard IEEE 802.3 MAC
+ * and RMON groups (ethtool -S --groups eth-mac rmon, from PPCNT too), -l/-L (combined
  * channels, at most one per completion EQ), -g (fixed ring sizes; -G is not offered) and
  * -c/-C (static completion moderation, rx/tx usecs and frames, with the device's
  * cq_moderation cap; no adaptive moderation).
@@ -62,6 +64,167 @@ int vcx_en_query_vport_counters(struct vcx_en_priv *priv)
 	return err;
 }
 
+/* PPCNT: one counter group of the port (reg: the 256-byte register as read). */
+static int vcx_en_query_ppcnt(struct vcx_dev *vdev, u32 grp, u8 *reg)
+{
+	const unsigned int len = VCX_ACCESS_REG_HDR_LEN + VCX_REG_PPCNT_LEN;
+	u8 *in, *out, *data;
+	int err;
+
+	in = kzalloc(2 * len, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	out = in + len;
+	data = vcx_ptr(in, VCX_ACCESS_REG_IN_DATA);
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ACCESS_REG);
+	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_ACCESS_REG_OP_MOD_READ);
+	vcx_set(in, VCX_ACCESS_REG_IN_REGISTER_ID, VCX_REG_PPCNT);
+	vcx_set(data, VCX_PPCNT_LOCAL_PORT, 1);
+	vcx_set(data, VCX_PPCNT_GRP, grp);
+	err = vcx_cmd_exec(vdev, in, len, out, len);
+	if (!err)
+		memcpy(reg, vcx_ptr(out, VCX_ACCESS_REG_OUT_DATA), VCX_REG_PPCNT_LEN);
+	kfree(in);
+	return err;
+}
+
+/* Counter i (a 64-bit value) of a PPCNT counter set. */
+static u64 vcx_en_ppcnt_ctr(const u8 *reg, u32 i)
+{
+	return vcx_get64(reg + VCX_PPCNT_COUNTER_SET + 8 * i, VCX_FLD(0, 64));
+}
+
+/* The port's counters in ethtool -S, with mlx5e's names. */
+static const struct {
+	const char *name;
+	u8 grp;
+	u8 ctr;
+} vcx_en_phy_stats[] = {
+	{ "rx_packets_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_FRAMES_RX },
+	{ "rx_bytes_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_OCTETS_RX },
+	{ "tx_packets_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_FRAMES_TX },
+	{ "tx_bytes_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_OCTETS_TX },
+	{ "rx_multicast_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_MC_RX },
+	{ "tx_multicast_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_MC_TX },
+	{ "rx_broadcast_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_BC_RX },
+	{ "tx_broadcast_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_BC_TX },
+	{ "rx_oversize_pkts_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_TOO_LONG },
+	{ "rx_discards_phy", VCX_PPCNT_GRP_RFC_2863, VCX_PPCNT_2863_IN_DISCARDS },
+	{ "rx_undersize_pkts_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_UNDERSIZE },
+	{ "rx_64_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 },
+	{ "rx_65_to_127_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 1 },
+	{ "rx_128_to_255_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 2 },
+	{ "rx_256_to_511_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 3 },
+	{ "rx_512_to_1023_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 4 },
+	{ "rx_1024_to_1518_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 5 },
+	{ "rx_1519_to_2047_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 6 },
+	{ "rx_2048_to_4095_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 7 },
+	{ "rx_4096_to_8191_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 8 },
+	{ "rx_8192_to_10239_bytes_phy", VCX_PPCNT_GRP_RFC_2819, VCX_PPCNT_2819_PKTS64 + 9 },
+};
+
+#define VCX_EN_NUM_PHY_STATS	(ARRAY_SIZE(vcx_en_phy_stats) + 1)	/* + link_down_events_phy */
+
+static const u8 vcx_en_phy_groups[] = {
+	VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_GRP_RFC_2863, VCX_PPCNT_GRP_RFC_2819,
+	VCX_PPCNT_GRP_PHYS_LAYER,
+};
+
+/* The groups above, read into regs (one 256-byte register each, in that order). */
+static int vcx_en_query_phy(struct vcx_en_priv *priv, u8 *regs)
+{
+	int i, err;
+
+	for (i = 0; i < ARRAY_SIZE(vcx_en_phy_groups); i++) {
+		err = vcx_en_query_ppcnt(priv->vdev, vcx_en_phy_groups[i],
+					 regs + i * VCX_REG_PPCNT_LEN);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static const u8 *vcx_en_phy_reg(const u8 *regs, u8 grp)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(vcx_en_phy_groups) - 1; i++)
+		if (vcx_en_phy_groups[i] == grp)
+			break;
+	return regs + i * VCX_REG_PPCNT_LEN;
+}
+
+/* ethtool -S: the *_phy values, then link_down_events_phy; zeros if PPCNT failed. */
+static u64 *vcx_en_fill_phy(struct vcx_en_priv *priv, u64 *data)
+{
+	u8 *regs = kcalloc(ARRAY_SIZE(vcx_en_phy_groups), VCX_REG_PPCNT_LEN, GFP_KERNEL);
+	int i;
+
+	if (regs && vcx_en_query_phy(priv, regs)) {
+		netdev_warn_once(priv->netdev, "reading the port counters (PPCNT) failed\n");
+		memset(regs, 0, ARRAY_SIZE(vcx_en_phy_groups) * VCX_REG_PPCNT_LEN);
+	}
+	for (i = 0; i < ARRAY_SIZE(vcx_en_phy_stats); i++)
+		*data++ = regs ? vcx_en_ppcnt_ctr(vcx_en_phy_reg(regs, vcx_en_phy_stats[i].grp),
+						  vcx_en_phy_stats[i].ctr) : 0;
+	*data++ = regs ? vcx_get(vcx_en_phy_reg(regs, VCX_PPCNT_GRP_PHYS_LAYER) +
+				 VCX_PPCNT_COUNTER_SET + VCX_PPCNT_PHYS_LINK_DOWN_EVENTS,
+				 VCX_FLD(0, 32)) : 0;
+	kfree(regs);
+	return data;
+}
+
+static void vcx_en_get_eth_mac_stats(struct net_device *ndev,
+				     struct ethtool_eth_mac_stats *mac)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+	u8 *reg = kzalloc(VCX_REG_PPCNT_LEN, GFP_KERNEL);
+
+	if (!reg || vcx_en_query_ppcnt(priv->vdev, VCX_PPCNT_GRP_IEEE_802_3, reg)) {
+		kfree(reg);
+		return;
+	}
+	mac->FramesTransmittedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_FRAMES_TX);
+	mac->FramesReceivedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_FRAMES_RX);
+	mac->OctetsTransmittedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_OCTETS_TX);
+	mac->OctetsReceivedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_OCTETS_RX);
+	mac->MulticastFramesXmittedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_MC_TX);
+	mac->BroadcastFramesXmittedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_BC_TX);
+	mac->MulticastFramesReceivedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_MC_RX);
+	mac->BroadcastFramesReceivedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_BC_RX);
+	mac->FrameTooLongErrors = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_TOO_LONG);
+	mac->FrameCheckSequenceErrors = 0;	/* PPCNT has them: a virtual link has none */
+	mac->AlignmentErrors = 0;
+	kfree(reg);
+}
+
+/* The RFC 2819 bins of PPCNT, FCS included. */
+static const struct ethtool_rmon_hist_range vcx_en_rmon_ranges[] = {
+	{ 0, 64 }, { 65, 127 }, { 128, 255 }, { 256, 511 }, { 512, 1023 }, { 1024, 1518 },
+	{ 1519, 2047 }, { 2048, 4095 }, { 4096, 8191 }, { 8192, 10239 }, {}
+};
+
+static void vcx_en_get_rmon_stats(struct net_device *ndev, struct ethtool_rmon_stats *rmon,
+				  const struct ethtool_rmon_hist_range **ranges)
+{
+	struct vcx_en_priv *priv = vcx_en_priv(ndev);
+	u8 *reg = kzalloc(VCX_REG_PPCNT_LEN, GFP_KERNEL);
+	int i;
+
+	if (!reg || vcx_en_query_ppcnt(priv->vdev, VCX_PPCNT_GRP_RFC_2819, reg)) {
+		kfree(reg);
+		return;
+	}
+	rmon->undersize_pkts = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_UNDERSIZE);
+	rmon->oversize_pkts = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_OVERSIZE);
+	rmon->fragments = 0;
+	rmon->jabbers = 0;
+	for (i = 0; i < VCX_PPCNT_2819_BINS; i++)
+		rmon->hist[i] = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_PKTS64 + i);
+	*ranges = vcx_en_rmon_ranges;
+	kfree(reg);
+}
+
 static void vcx_en_get_drvinfo(struct net_device *ndev, struct ethtool_drvinfo *info)
 {
 	struct vcx_dev *vdev = vcx_en_priv(ndev)->vdev;
@@ -103,7 +266,7 @@ static int vcx_en_get_sset_count(struct net_device *ndev, int sset)
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return 4 + VCX_EN_NUM_VPORT_STATS +
+	return 4 + VCX_EN_NUM_VPORT_STATS + VCX_EN_NUM_PHY_STATS +
 	       priv->max_channels * (VCX_EN_NUM_TX_STATS + VCX_EN_NUM_RX_STATS);
 }
 
@@ -120,6 +283,9 @@ static void vcx_en_get_strings(struct net_device *ndev, u32 sset, u8 *data)
 	ethtool_sprintf(&data, "%s", "tx_bytes");
 	for (i = 0; i < VCX_EN_NUM_VPORT_STATS; i++)
 		ethtool_sprintf(&data, "%s", vcx_en_vport_stat_names[i]);
+	for (i = 0; i < ARRAY_SIZE(vcx_en_phy_stats); i++)
+		ethtool_sprintf(&data, "%s", vcx_en_phy_stats[i].name);
+	ethtool_sprintf(&data, "%s", "link_down_events_phy");
 	for (i = 0; i < priv->max_channels; i++) {
 		for (j = 0; j < VCX_EN_NUM_RX_STATS; j++)
 			ethtool_sprintf(&data, "rx%d_%s", i, vcx_en_rx_stat_names[j]);
@@ -155,6 +321,7 @@ static void vcx_en_get_ethtool_stats(struct net_device *ndev, struct ethtool_sta
 	*data++ = v->rx_errors;
 	*data++ = v->tx_errors;
 	*data++ = v->rx_out_of_buffer;
+	data = vcx_en_fill_phy(priv, data);
 	sums[0] = sums[1] = sums[2] = sums[3] = 0;
 	for (i = 0; i < priv->max_channels; i++) {
 		vcx_en_ring_stats_read(&priv->rx_stats[i], &s);
@@ -352,6 +519,8 @@ const struct ethtool_ops vcx_en_ethtool_ops = {
 	.get_strings = vcx_en_get_strings,
 	.get_sset_count = vcx_en_get_sset_count,
 	.get_ethtool_stats = vcx_en_get_ethtool_stats,
+	.get_eth_mac_stats = vcx_en_get_eth_mac_stats,
+	.get_rmon_stats = vcx_en_get_rmon_stats,
 	.get_channels = vcx_en_get_channels,
 	.set_channels = vcx_en_set_channels,
 	.get_ringparam = vcx_en_get_ringparam,

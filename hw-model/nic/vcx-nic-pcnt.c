@@ -35,6 +35,8 @@ enum {
     SYND_PPCNT_WRITE,
 };
 
+QEMU_BUILD_BUG_ON(VCX_PCNT_BINS != VCX_PPCNT_2819_BINS);
+
 /* RFC 2819 size bins (octets with FCS): 64, 65-127, ... 8192-10239 */
 static const uint32_t vcx_pcnt_bin_hi[VCX_PCNT_BINS] = {
     64, 127, 255, 511, 1023, 1518, 2047, 4095, 8191, 10239,
@@ -154,15 +156,15 @@ static void vcx_pv_put(const VcxPcntView *v, uint32_t slot, uint64_t val)
 /* IEEE 802.3 (30.3.1.1): frames and octets that crossed the MAC well. */
 static void vcx_ppcnt_802_3(const VcxPcntView *v)
 {
-    vcx_pv_put(v, 0, vcx_pv(v, VCX_PC_TX_FRAMES));     /* a_frames_transmitted_ok */
-    vcx_pv_put(v, 1, vcx_pv(v, VCX_PC_RX_FRAMES));     /* a_frames_received_ok */
-    vcx_pv_put(v, 4, vcx_pv(v, VCX_PC_TX_OCTETS));     /* a_octets_transmitted_ok */
-    vcx_pv_put(v, 5, vcx_pv(v, VCX_PC_RX_OCTETS));     /* a_octets_received_ok */
-    vcx_pv_put(v, 6, vcx_pv(v, VCX_PC_TX_MC));         /* a_multicast_frames_xmitted_ok */
-    vcx_pv_put(v, 7, vcx_pv(v, VCX_PC_TX_BC));         /* a_broadcast_frames_xmitted_ok */
-    vcx_pv_put(v, 8, vcx_pv(v, VCX_PC_RX_MC));         /* a_multicast_frames_received_ok */
-    vcx_pv_put(v, 9, vcx_pv(v, VCX_PC_RX_BC));         /* a_broadcast_frames_received_ok */
-    vcx_pv_put(v, 12, vcx_pv(v, VCX_PC_RX_TOO_LONG));  /* a_frame_too_long_errors */
+    vcx_pv_put(v, VCX_PPCNT_802_3_FRAMES_TX, vcx_pv(v, VCX_PC_TX_FRAMES));
+    vcx_pv_put(v, VCX_PPCNT_802_3_FRAMES_RX, vcx_pv(v, VCX_PC_RX_FRAMES));
+    vcx_pv_put(v, VCX_PPCNT_802_3_OCTETS_TX, vcx_pv(v, VCX_PC_TX_OCTETS));
+    vcx_pv_put(v, VCX_PPCNT_802_3_OCTETS_RX, vcx_pv(v, VCX_PC_RX_OCTETS));
+    vcx_pv_put(v, VCX_PPCNT_802_3_MC_TX, vcx_pv(v, VCX_PC_TX_MC));
+    vcx_pv_put(v, VCX_PPCNT_802_3_BC_TX, vcx_pv(v, VCX_PC_TX_BC));
+    vcx_pv_put(v, VCX_PPCNT_802_3_MC_RX, vcx_pv(v, VCX_PC_RX_MC));
+    vcx_pv_put(v, VCX_PPCNT_802_3_BC_RX, vcx_pv(v, VCX_PC_RX_BC));
+    vcx_pv_put(v, VCX_PPCNT_802_3_TOO_LONG, vcx_pv(v, VCX_PC_RX_TOO_LONG));
 }
 
 /* RFC 2863 (ifTable / ifXTable) */
@@ -172,16 +174,17 @@ static void vcx_ppcnt_2863(const VcxPcntView *v)
     uint64_t rx_bc = vcx_pv(v, VCX_PC_RX_BC), tx = vcx_pv(v, VCX_PC_TX_FRAMES);
     uint64_t tx_mc = vcx_pv(v, VCX_PC_TX_MC), tx_bc = vcx_pv(v, VCX_PC_TX_BC);
 
-    vcx_pv_put(v, 0, vcx_pv(v, VCX_PC_RX_OCTETS));     /* if_in_octets */
-    vcx_pv_put(v, 1, rx - rx_mc - rx_bc);               /* if_in_ucast_pkts */
-    vcx_pv_put(v, 2, vcx_pv(v, VCX_PC_RX_DISCARDS));   /* if_in_discards */
-    vcx_pv_put(v, 3, vcx_pv(v, VCX_PC_RX_UNDERSIZE) + vcx_pv(v, VCX_PC_RX_TOO_LONG));
-    vcx_pv_put(v, 5, vcx_pv(v, VCX_PC_TX_OCTETS));     /* if_out_octets */
-    vcx_pv_put(v, 6, tx - tx_mc - tx_bc);               /* if_out_ucast_pkts */
-    vcx_pv_put(v, 9, rx_mc);                            /* if_in_multicast_pkts */
-    vcx_pv_put(v, 10, rx_bc);                           /* if_in_broadcast_pkts */
-    vcx_pv_put(v, 11, tx_mc);                           /* if_out_multicast_pkts */
-    vcx_pv_put(v, 12, tx_bc);                           /* if_out_broadcast_pkts */
+    vcx_pv_put(v, VCX_PPCNT_2863_IN_OCTETS, vcx_pv(v, VCX_PC_RX_OCTETS));
+    vcx_pv_put(v, VCX_PPCNT_2863_IN_UCAST, rx - rx_mc - rx_bc);
+    vcx_pv_put(v, VCX_PPCNT_2863_IN_DISCARDS, vcx_pv(v, VCX_PC_RX_DISCARDS));
+    vcx_pv_put(v, VCX_PPCNT_2863_IN_ERRORS,
+               vcx_pv(v, VCX_PC_RX_UNDERSIZE) + vcx_pv(v, VCX_PC_RX_TOO_LONG));
+    vcx_pv_put(v, VCX_PPCNT_2863_OUT_OCTETS, vcx_pv(v, VCX_PC_TX_OCTETS));
+    vcx_pv_put(v, VCX_PPCNT_2863_OUT_UCAST, tx - tx_mc - tx_bc);
+    vcx_pv_put(v, VCX_PPCNT_2863_IN_MC, rx_mc);
+    vcx_pv_put(v, VCX_PPCNT_2863_IN_BC, rx_bc);
+    vcx_pv_put(v, VCX_PPCNT_2863_OUT_MC, tx_mc);
+    vcx_pv_put(v, VCX_PPCNT_2863_OUT_BC, tx_bc);
 }
 
 /* RFC 2819 (etherStatsTable): received frames, bad ones included, and their sizes. */
@@ -189,30 +192,31 @@ static void vcx_ppcnt_2819(const VcxPcntView *v)
 {
     uint64_t bad = vcx_pv(v, VCX_PC_RX_UNDERSIZE) + vcx_pv(v, VCX_PC_RX_TOO_LONG);
 
-    vcx_pv_put(v, 0, vcx_pv(v, VCX_PC_RX_DISCARDS));   /* ether_stats_drop_events */
-    vcx_pv_put(v, 1, vcx_pv(v, VCX_PC_RX_OCTETS) + vcx_pv(v, VCX_PC_RX_ERR_OCTETS));
-    vcx_pv_put(v, 2, vcx_pv(v, VCX_PC_RX_FRAMES) + bad);       /* ether_stats_pkts */
-    vcx_pv_put(v, 3, vcx_pv(v, VCX_PC_RX_BC));
-    vcx_pv_put(v, 4, vcx_pv(v, VCX_PC_RX_MC));
-    vcx_pv_put(v, 6, vcx_pv(v, VCX_PC_RX_UNDERSIZE));  /* ether_stats_undersize_pkts */
-    vcx_pv_put(v, 7, vcx_pv(v, VCX_PC_RX_TOO_LONG));   /* ether_stats_oversize_pkts */
-    for (uint32_t i = 0; i < VCX_PCNT_BINS; i++) {      /* pkts64octets .. 8192to10239 */
-        vcx_pv_put(v, 11 + i, vcx_pv(v, VCX_PC_RX_BIN + i));
+    vcx_pv_put(v, VCX_PPCNT_2819_DROP_EVENTS, vcx_pv(v, VCX_PC_RX_DISCARDS));
+    vcx_pv_put(v, VCX_PPCNT_2819_OCTETS,
+               vcx_pv(v, VCX_PC_RX_OCTETS) + vcx_pv(v, VCX_PC_RX_ERR_OCTETS));
+    vcx_pv_put(v, VCX_PPCNT_2819_PKTS, vcx_pv(v, VCX_PC_RX_FRAMES) + bad);
+    vcx_pv_put(v, VCX_PPCNT_2819_BC, vcx_pv(v, VCX_PC_RX_BC));
+    vcx_pv_put(v, VCX_PPCNT_2819_MC, vcx_pv(v, VCX_PC_RX_MC));
+    vcx_pv_put(v, VCX_PPCNT_2819_UNDERSIZE, vcx_pv(v, VCX_PC_RX_UNDERSIZE));
+    vcx_pv_put(v, VCX_PPCNT_2819_OVERSIZE, vcx_pv(v, VCX_PC_RX_TOO_LONG));
+    for (uint32_t i = 0; i < VCX_PCNT_BINS; i++) {
+        vcx_pv_put(v, VCX_PPCNT_2819_PKTS64 + i, vcx_pv(v, VCX_PC_RX_BIN + i));
     }
 }
 
 static void vcx_ppcnt_prio(const VcxPcntView *v, uint32_t prio)
 {
-    vcx_pv_put(v, 0, vcx_pv(v, VCX_PC_PRIO_RX_OCTETS + prio));  /* rx_octets */
-    vcx_pv_put(v, 4, vcx_pv(v, VCX_PC_PRIO_RX_FRAMES + prio));  /* rx_frames */
-    vcx_pv_put(v, 5, vcx_pv(v, VCX_PC_PRIO_TX_OCTETS + prio));  /* tx_octets */
-    vcx_pv_put(v, 9, vcx_pv(v, VCX_PC_PRIO_TX_FRAMES + prio));  /* tx_frames */
-    vcx_pv_put(v, 15, vcx_pv(v, VCX_PC_PRIO_RX_DISCARDS + prio)); /* rx_discards */
+    vcx_pv_put(v, VCX_PPCNT_PRIO_RX_OCTETS, vcx_pv(v, VCX_PC_PRIO_RX_OCTETS + prio));
+    vcx_pv_put(v, VCX_PPCNT_PRIO_RX_FRAMES, vcx_pv(v, VCX_PC_PRIO_RX_FRAMES + prio));
+    vcx_pv_put(v, VCX_PPCNT_PRIO_TX_OCTETS, vcx_pv(v, VCX_PC_PRIO_TX_OCTETS + prio));
+    vcx_pv_put(v, VCX_PPCNT_PRIO_TX_FRAMES, vcx_pv(v, VCX_PC_PRIO_TX_FRAMES + prio));
+    vcx_pv_put(v, VCX_PPCNT_PRIO_RX_DISCARDS, vcx_pv(v, VCX_PC_PRIO_RX_DISCARDS + prio));
 }
 
 static void vcx_ppcnt_phys(const VcxPcntView *v, int64_t now_ms)
 {
-    vcx_pv_put(v, 0, now_ms - v->p->cleared_ms[v->g]);  /* time_since_last_clear, ms */
+    vcx_pv_put(v, VCX_PPCNT_PHYS_TIME_SINCE_CLEAR, now_ms - v->p->cleared_ms[v->g]);
     stl_be_p(v->set + VCX_PPCNT_PHYS_LINK_DOWN_EVENTS, vcx_pv(v, VCX_PC_LINK_DOWN));
 }
 

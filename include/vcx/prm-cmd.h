@@ -484,6 +484,41 @@
 #define VCX_PPCNT_GRP_RFC_2819		0x02
 #define VCX_PPCNT_GRP_PER_PRIO		0x10
 #define VCX_PPCNT_GRP_PHYS_LAYER	0x12
+/* 64-bit counters: their index in the counter set (byte 8 * index), by group */
+#define VCX_PPCNT_802_3_FRAMES_TX	0	/* a_frames_transmitted_ok */
+#define VCX_PPCNT_802_3_FRAMES_RX	1	/* a_frames_received_ok */
+#define VCX_PPCNT_802_3_OCTETS_TX	4	/* a_octets_transmitted_ok */
+#define VCX_PPCNT_802_3_OCTETS_RX	5	/* a_octets_received_ok */
+#define VCX_PPCNT_802_3_MC_TX		6	/* a_multicast_frames_xmitted_ok */
+#define VCX_PPCNT_802_3_BC_TX		7	/* a_broadcast_frames_xmitted_ok */
+#define VCX_PPCNT_802_3_MC_RX		8	/* a_multicast_frames_received_ok */
+#define VCX_PPCNT_802_3_BC_RX		9	/* a_broadcast_frames_received_ok */
+#define VCX_PPCNT_802_3_TOO_LONG	12	/* a_frame_too_long_errors */
+#define VCX_PPCNT_2863_IN_OCTETS	0
+#define VCX_PPCNT_2863_IN_UCAST		1
+#define VCX_PPCNT_2863_IN_DISCARDS	2
+#define VCX_PPCNT_2863_IN_ERRORS	3
+#define VCX_PPCNT_2863_OUT_OCTETS	5
+#define VCX_PPCNT_2863_OUT_UCAST	6
+#define VCX_PPCNT_2863_IN_MC		9
+#define VCX_PPCNT_2863_IN_BC		10
+#define VCX_PPCNT_2863_OUT_MC		11
+#define VCX_PPCNT_2863_OUT_BC		12
+#define VCX_PPCNT_2819_DROP_EVENTS	0
+#define VCX_PPCNT_2819_OCTETS		1
+#define VCX_PPCNT_2819_PKTS		2
+#define VCX_PPCNT_2819_BC		3
+#define VCX_PPCNT_2819_MC		4
+#define VCX_PPCNT_2819_UNDERSIZE	6
+#define VCX_PPCNT_2819_OVERSIZE		7
+#define VCX_PPCNT_2819_PKTS64		11	/* then 65-127 ... 8192-10239: 10 bins */
+#define VCX_PPCNT_2819_BINS		10
+#define VCX_PPCNT_PRIO_RX_OCTETS	0
+#define VCX_PPCNT_PRIO_RX_FRAMES	4
+#define VCX_PPCNT_PRIO_TX_OCTETS	5
+#define VCX_PPCNT_PRIO_TX_FRAMES	9
+#define VCX_PPCNT_PRIO_RX_DISCARDS	15
+#define VCX_PPCNT_PHYS_TIME_SINCE_CLEAR	0	/* ms */
 /* the physical layer group's 32-bit counts, byte offsets in the counter set */
 #define VCX_PPCNT_PHYS_LINK_DOWN_EVENTS	0xc0u
 #define VCX_PPCNT_PHYS_RECOVERY_EVENTS	0xc4u

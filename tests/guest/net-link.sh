@@ -4,7 +4,8 @@
 # Usage: net-link.sh full|peer|any
 #   full: vcx0 in both VMs. ping and ping6 both ways; a verified TCP transfer (NET_BULK,
 #         default 256 MiB, sha256 compared by the receiver) each way at MTU 1500 and 9000,
-#         with ethtool -S (the driver's rings and the device's vport counters) and the
+#         with ethtool -S (the driver's rings, the device's vport and port counters, and
+#         the standard eth-mac and rmon groups) and the
 #         netdev statistics agreeing with the bytes sent, and the sender's TCP segmented
 #         by the device (LSO WQEs counted); link
 #         down and up through vm0's monitor (set_link vcxnet): carrier follows within a
@@ -95,13 +96,15 @@ capture() { # on|off (vm0, with NET_CAPTURE=1 only)
 
 # tx bytes, tx packets, rx bytes, rx packets of the interface: the driver's ring totals
 # from ethtool -S (ethtool), the device's vport unicast counters from ethtool -S (vport),
-# or the netdev statistics (sysfs).
-counters() { # ethtool|vport|sysfs
+# the port's counters at the MAC, PPCNT (phy: every frame, FCS included), or the netdev
+# statistics (sysfs).
+counters() { # ethtool|vport|phy|sysfs
 	local f v out=""
 	if [ "$1" != sysfs ]; then
 		local s names=(tx_bytes tx_packets rx_bytes rx_packets)
-		[ "$1" = ethtool ] || names=(tx_vport_unicast_bytes tx_vport_unicast_packets
+		[ "$1" != vport ] || names=(tx_vport_unicast_bytes tx_vport_unicast_packets
 			rx_vport_unicast_bytes rx_vport_unicast_packets)
+		[ "$1" != phy ] || names=(tx_bytes_phy tx_packets_phy rx_bytes_phy rx_packets_phy)
 		s=$(ethtool -S "$IF") || fail "ethtool -S $IF"
 		for f in "${names[@]}"; do
 			v=$(awk -v f="$f:" '$1 == f { print $2; exit }' <<<"$s")
@@ -262,10 +265,11 @@ set_mtu() {
 }
 
 bulk() { # MTU
-	local e0 v0 s0 e1 v1 s1 l0 l1
+	local e0 v0 p0 s0 e1 v1 p1 s1 l0 l1
 	set_mtu "$1"
 	if is_vcx; then
-		l0=$(tso_wqes) e0=$(counters ethtool) v0=$(counters vport) s0=$(counters sysfs)
+		l0=$(tso_wqes) e0=$(counters ethtool) v0=$(counters vport) p0=$(counters phy)
+		s0=$(counters sysfs)
 	fi
 	# Neither sends before both have their baselines: vm0's transfer starts at once, and
 	# frames it delivered while vm1 was still reading (ethtool -S twice, then sysfs) were
@@ -274,9 +278,21 @@ bulk() { # MTU
 	vm_wait "bulk-$1-base" $WAIT >/dev/null
 	in_turn "bulk-$1" $WAIT send_to "$PEER4" "$BULK"
 	if is_vcx; then
-		e1=$(counters ethtool) v1=$(counters vport) s1=$(counters sysfs)
+		e1=$(counters ethtool) v1=$(counters vport) p1=$(counters phy) s1=$(counters sysfs)
 		check_counters "ethtool -S $IF (rings)" "$e0" "$e1" "$(bytes_of "$BULK")" "$1"
 		check_counters "ethtool -S $IF (device vport, unicast)" "$v0" "$v1" "$(bytes_of "$BULK")" "$1"
+		check_counters "ethtool -S $IF (device port, *_phy)" "$p0" "$p1" "$(bytes_of "$BULK")" "$1"
+		# the same PPCNT through ethtool's standard groups: octets and the size bin of
+		# full frames at this MTU (FCS included: 1518 or 9018 bytes)
+		local g bin o h
+		g=$(ethtool -S "$IF" --groups eth-mac rmon) || fail "ethtool -S $IF --groups eth-mac rmon"
+		bin=1024to1518
+		[ "$1" -le 1500 ] || bin=8192to10239
+		o=$(awk '$1 == "eth-mac-OctetsReceivedOK:" { print $2 }' <<<"$g")
+		h=$(awk -v f="rx-rmon-etherStatsPkts${bin}Octets:" '$1 == f { print $2 }' <<<"$g")
+		[ "${o:-0}" -ge "$(bytes_of "$BULK")" ] && [ "${h:-0}" -ge $(($(bytes_of "$BULK") / $1 / 2)) ] ||
+			fail "ethtool --groups eth-mac rmon: OctetsReceivedOK ${o:-missing}, ${bin} frames ${h:-missing} after $BULK"
+		log "eth-mac OctetsReceivedOK $o, rmon ${bin} frames $h"
 		check_counters "$IF statistics" "$s0" "$s1" "$(bytes_of "$BULK")" "$1"
 		# The device segments TCP (max_lso_cap): the stack hands the driver GSO packets.
 		l1=$(tso_wqes)
