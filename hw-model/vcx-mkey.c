@@ -285,7 +285,7 @@ VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
         *why = "key is free";
         return NULL;
     }
-    if (mk->pdn != pdn) {
+    if (mk->pdn != pdn && pdn != VCX_PDN_ANY) {
         *why = "key belongs to another PD";
         return NULL;
     }
@@ -665,6 +665,16 @@ static uint8_t vcx_mw_bind(VcxState *s, VcxMkey *mw, uint32_t pdn, uint32_t qpn,
                              VCX_UMR_MASK_RW | VCX_UMR_MASK_A | VCX_UMR_MASK_SMALL_FENCE | \
                              VCX_UMR_MASK_FREE)
 
+/*
+ * Octowords of translations a UMR may load into the key: translations_octword_size rounded
+ * up to 64 bytes, the unit in which UMR copies translations (mlx5_ib pads every list to
+ * it and takes keys of 4 MTTs, 2 octowords, from its cache for small MRs).
+ */
+static uint32_t vcx_mkey_xlt_capacity(const VcxMkey *mk)
+{
+    return ROUND_UP(mk->xlt_octwords, VCX_UMR_XLT_ALIGN_OCTOWORDS);
+}
+
 uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
                      const uint8_t *w, uint32_t end, const char **why)
 {
@@ -775,7 +785,7 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
             *why = "UMR loads translations into a key that has none";
             return VCX_CQE_SYND_LOCAL_PROT_ERR;
         }
-        if (xlt_off + xlt_oct > mk->xlt_octwords) {
+        if (xlt_off + xlt_oct > vcx_mkey_xlt_capacity(mk)) {
             *why = "UMR translations beyond the size the key was created with";
             return VCX_CQE_SYND_LOCAL_PROT_ERR;
         }
@@ -802,7 +812,9 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
                 *why = "translation list data segment shorter than xlt_octowords";
                 return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
             }
-            dm = vcx_mkey_check(s, lkey, pdn, qpn, addr, bytes, VCX_ACC_LOCAL_READ, why);
+            /* a REG_UMR QP (privileged; mlx5_ib's has no PD) reads it with any PD's key */
+            dm = vcx_mkey_check(s, lkey, privileged ? VCX_PDN_ANY : pdn, qpn, addr, bytes,
+                                VCX_ACC_LOCAL_READ, why);
             if (!dm) {
                 return VCX_CQE_SYND_LOCAL_PROT_ERR;
             }
@@ -811,7 +823,7 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
                 return VCX_CQE_SYND_LOCAL_PROT_ERR;
             }
         }
-        mtt = g_new0(uint64_t, MAX((uint64_t)mk->xlt_octwords * 2, 1));
+        mtt = g_new0(uint64_t, MAX((uint64_t)vcx_mkey_xlt_capacity(mk) * 2, 1));
         memcpy(mtt, mk->mtt, mk->nmtt * sizeof(uint64_t));
         for (uint32_t i = 0; i < xlt_oct * 2; i++) {
             mtt[xlt_off * 2 + i] = ldq_be_p(raw + i * VCX_MTT_SIZE) & ~VCX_MTT_FLAG_MASK;

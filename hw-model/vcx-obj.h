@@ -298,6 +298,8 @@ void vcx_mkey_free(VcxState *s, VcxMkey *mk);
 #define VCX_ACC_REMOTE_READ     (1u << 2)
 #define VCX_ACC_REMOTE_WRITE    (1u << 3)
 #define VCX_ACC_REMOTE_ATOMIC   (1u << 4)
+/* pdn for a check of a privileged REG_UMR QP's own data segments: a key of any PD */
+#define VCX_PDN_ANY             UINT32_MAX
 VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
                         uint64_t va, uint64_t len, uint32_t access, const char **why);
 /*

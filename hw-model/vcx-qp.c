@@ -238,7 +238,8 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_RES_BUSY, SYND_QP_QP1_EXISTS,
                             "QP1 of port 1 already exists (QP 0x%x)", s->objs->qp1->qpn);
     }
-    if (!pd) {
+    /* mlx5_ib's UMR QP has no PD: a privileged REG_UMR QP may have pd 0 (none) */
+    if (!pd && !(st == VCX_QP_ST_REG_UMR && pdn == 0)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_QP_PD,
                             "pd 0x%x not allocated", pdn);
     }
@@ -329,7 +330,9 @@ uint8_t vcx_cmd_create_qp(VcxState *s, VcxCmd *cmd)
     qp->buf = buf;
     qp->sq_offset = rq_bytes;
     qp->pd = pd;
-    pd->refs++;
+    if (pd) {
+        pd->refs++;
+    }
     if (!no_sq) {
         qp->scq = scq;
         scq->refs++;

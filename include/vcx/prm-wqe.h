@@ -120,6 +120,7 @@ static inline uint8_t vcx_wqe_signature(const void *wqe, uint32_t ds_cnt)
 #define VCX_WQE_UMR_CTRL_SIZE		48u
 #define VCX_WQE_UMR_FLAGS		VCX_FLD(0x00, 8)
 #define VCX_WQE_UMR_XLT_OCTOWORDS	VCX_FLD(0x20, 16)	/* translations, 16-byte units */
+#define VCX_UMR_XLT_ALIGN_OCTOWORDS	4u	/* UMR loads translations in 64-byte units */
 #define VCX_WQE_UMR_XLT_OFFSET		VCX_FLD(0x30, 16)	/* first octoword, bits 15:0 */
 #define VCX_WQE_UMR_MKEY_MASK		VCX_FLD(0x40, 64)
 #define VCX_WQE_UMR_XLT_OFFSET_47_16	VCX_FLD(0x80, 32)
@@ -153,8 +154,13 @@ static inline uint8_t vcx_wqe_signature(const void *wqe, uint32_t ds_cnt)
 /* UMR control flags. */
 #define VCX_UMR_FLAG_CHECK_QPN		0x08u	/* fail unless the key is bound to this QP */
 #define VCX_UMR_FLAG_TRANSLATION_OFFSET	0x10u	/* xlt_offset fields are valid */
-#define VCX_UMR_FLAG_CHECK_NOT_FREE	0x20u	/* fail unless the key is in use */
-#define VCX_UMR_FLAG_CHECK_FREE		0x40u	/* fail unless the key is free */
+/*
+ * The free-state check, bits 6:5 (as both stock drivers use them: libmlx5 binds a type 2
+ * window with 0x20, mlx5_ib enables a free cached key with 0x20 and changes a live MR's
+ * PD or rights with 0x40): 1 the key must be free, 2 it must be in use.
+ */
+#define VCX_UMR_FLAG_CHECK_FREE		0x20u	/* fail unless the key is free */
+#define VCX_UMR_FLAG_CHECK_NOT_FREE	0x40u	/* fail unless the key is in use */
 #define VCX_UMR_FLAG_INLINE		0x80u	/* translations follow the mkey segment */
 
 /* mkey_mask: the mkey segment fields the UMR writes. */

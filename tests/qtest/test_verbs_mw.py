@@ -27,7 +27,7 @@ M = {"LEN": 1 << 0, "START_ADDR": 1 << 6, "PD": 1 << 7, "KEY": 1 << 13, "QPN": 1
 BIND_MASK = (M["FREE"] | M["KEY"] | M["LEN"] | M["START_ADDR"] | M["LW"] | M["RR"] |
              M["RW"] | M["A"])
 UNBIND_MASK = M["FREE"] | M["KEY"]
-INLINE, CHECK_FREE, TOFF, CHECK_QPN = 0x80, 0x40, 0x10, 0x08
+INLINE, CHECK_FREE, TOFF, CHECK_QPN = 0x80, 0x20, 0x10, 0x08
 MW_BIND_ERR, QP_OP_ERR, REM_ACC, REM_INV = 0x06, 0x02, 0x13, 0x12
 
 

@@ -144,8 +144,9 @@ def bad(v):
          lambda a: post_reg(v, a, pd, v.create_mkey(pd2, 0, 0, access="", free=True,
                                                     umr_en=True, xlt=2, key=1),
                             IOVA, 0x1000, [buf])),
+        # created for 2 octowords: room for 4 (UMR loads in 64-byte units), not 5
         ("REG loading more translations than the key was created for", 0x04,
-         lambda a: post_reg(v, a, pd, fr, IOVA, 0x1000, [buf] * 6)),
+         lambda a: post_reg(v, a, pd, fr, IOVA, 0x1000, [buf] * 10)),
         ("REG whose length needs more pages than were loaded", 0x04,
          lambda a: post_reg(v, a, pd, fr, IOVA, 0x3000, [buf, buf + 0x1000])),
         ("REG with an MTT list behind an lkey that does not exist", 0x04,
@@ -184,7 +185,7 @@ def bad(v):
          "REG of a key that is already registered: local protection error")
 
 
-CHECK_NOT_FREE = 0x20
+CHECK_NOT_FREE = 0x40
 REREG_MASK = M["PD"] | M["LR"] | M["LW"] | M["RR"] | M["RW"] | M["A"]
 
 
@@ -266,8 +267,41 @@ def reg_umr_qp(v):
          "after the refused UMRs the key is as it was")
 
 
+def umr_qp_no_pd(v):
+    """mlx5_ib's UMR QP: REG_UMR with pd 0 (none). It enables a free cached key (CHECK_FREE,
+    0x20: the key must be free) with the translation list read through its own PD's key,
+    and CHECK_NOT_FREE (0x40) refuses a free key."""
+    pd, buf, key, cq = setup(v)
+    pd_x = v.alloc_pd()                 # mlx5_ib's umrc.pd, whose key reads the lists
+    xkey = v.create_mkey(pd_x, buf, 0x10000)
+    q = reg_umr_up(v, 0, cq)
+    t.eq(v.qp_state(q), 3, "CREATE_QP REG_UMR with pd 0: created, reaches RTS")
+    # mlx5_ib's smallest cached key: 4 MTTs (2 octowords); it loads 64 bytes (8 MTTs, the
+    # first one used, the rest zero padding)
+    fr = v.create_mkey(pd, 0, 0, access="", free=True, umr_en=True, xlt=2, key=0x21)
+    rkey = (fr & ~0xff) | 0x22
+    pages = [buf + 0x6000] + [0] * 7
+    post_reg(v, q, pd, rkey, IOVA, 0x1000, pages, mtt_at=buf + 0x8000, lkey=xkey,
+             mask=FRWR_MASK | M["PD"], flags=0x40)
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x04)],
+         "CHECK_NOT_FREE (0x40) on a free key: local protection error")
+    q = reg_umr_up(v, 0, cq)
+    idx = post_reg(v, q, pd, rkey, IOVA, 0x1000, pages, mtt_at=buf + 0x8000,
+                   lkey=xkey, mask=FRWR_MASK | M["PD"], flags=0x20)
+    t.eq([f(e, "opcode", "syndrome", "sop", "wqe_counter") for e in cq.poll_all()],
+         [(0, 0, UMR, idx)], "CHECK_FREE (0x20) on the free key, 64 bytes of list into its "
+         "2 octowords, through a key of another PD: registered")
+    a, b = pair(v, pd, cq)
+    a.post_send(WRITE, raddr(IOVA + 0x10, rkey) + inline(b"via the UMR QP"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0, 0)],
+         "RDMA WRITE through the key it registered")
+    t.eq(v.qt.memread(buf + 0x6000 + (IOVA + 0x10) % 4096, 14), b"via the UMR QP",
+         "WRITE payload in the key's page")
+
+
 def main():
     run_cases(t, (("reg_write_read", reg_write_read), ("access", access),
+                  ("umr_qp_no_pd", umr_qp_no_pd),
                   ("bad", bad), ("reg_umr_qp", reg_umr_qp)))
 
 
