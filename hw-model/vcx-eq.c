@@ -3,7 +3,8 @@
  * MSI-X delivery and the EQ doorbells on UAR pages.
  *
  * An EQ is 2^log_eq_size 64-byte EQEs in guest memory, described by a PAS list of pages
- * of 2^(12 + log_page_size) bytes, starting page_offset * 64 bytes into the first page.
+ * of 2^(12 + log_page_size) bytes, starting page_offset 64ths of a page into the first
+ * (64 bytes each with 4 KiB pages), as every queue's page_offset counts.
  * The device writes EQE number (producer counter mod size) with owner bit (producer
  * counter >> log_eq_size) & 1, so the driver, which initialises owner bits to 1, sees a
  * new entry when the owner bit equals its consumer counter's pass parity.
@@ -117,8 +118,9 @@ static bool vcx_eq_write(VcxState *s, uint32_t eqn, VcxEq *eq, uint8_t type,
 {
     uint32_t nent = 1u << eq->log_size;
     uint32_t index = eq->prod & (nent - 1);
-    uint64_t off = (uint64_t)eq->page_offset * 64 + (uint64_t)index * VCX_EQE_SIZE;
     uint32_t page_shift = VCX_PAGE_SHIFT + eq->log_page_size;
+    uint64_t off = ((uint64_t)eq->page_offset << (page_shift - 6)) +
+                   (uint64_t)index * VCX_EQE_SIZE;
     dma_addr_t addr = eq->pas[off >> page_shift] + (off & ((1ull << page_shift) - 1));
     uint8_t eqe[VCX_EQE_SIZE] = { 0 };
     MemTxResult r;
@@ -268,7 +270,8 @@ uint8_t vcx_cmd_create_eq(VcxState *s, VcxCmd *cmd)
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_EVENT_TYPES,
                             "event_bitmask subscribes event types >= 64");
     }
-    bytes = (uint64_t)page_offset * 64 + ((uint64_t)VCX_EQE_SIZE << log_size);
+    bytes = ((uint64_t)page_offset << (VCX_PAGE_SHIFT + log_page - 6)) +
+            ((uint64_t)VCX_EQE_SIZE << log_size);
     npas = DIV_ROUND_UP(bytes, 1ull << (VCX_PAGE_SHIFT + log_page));
     if (cmd->in_len < VCX_CREATE_EQ_IN_LEN + npas * VCX_PAS_SIZE) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_INPUT_LEN, SYND_PAS_SHORT,

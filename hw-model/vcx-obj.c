@@ -157,15 +157,17 @@ VcxMkey *vcx_mkey_get(VcxState *s, uint32_t key)
  */
 
 /*
- * Validate and copy the PAS list of a queue of size bytes that starts page_offset 64-byte
- * units into its first page. pas_room is the number of PAS bytes the input carries.
+ * Validate and copy the PAS list of a queue of size bytes that starts page_offset units of
+ * a 64th of its page size into its first page (64 bytes with 4 KiB pages; mlx5_ib
+ * quantizes a user buffer's offset so: 16 with 16 KiB pages is 4 KiB). pas_room is the
+ * number of PAS bytes the input carries.
  */
 uint8_t vcx_qbuf_parse(VcxCmd *cmd, VcxQBuf *b, const uint8_t *pas, uint32_t pas_room,
                        uint8_t log_page_size, uint32_t page_offset, uint64_t size,
                        uint16_t synd_len, uint16_t synd_align)
 {
     uint32_t shift = VCX_PAGE_SHIFT + log_page_size;
-    uint64_t off = (uint64_t)page_offset * 64;
+    uint64_t off = (uint64_t)page_offset << (shift - 6);
     uint64_t npas = DIV_ROUND_UP(off + size, 1ull << shift);
 
     if (npas > VCX_MAX_QUEUE_PAS || npas * VCX_PAS_SIZE > pas_room) {

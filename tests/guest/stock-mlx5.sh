@@ -17,10 +17,16 @@
 #   - vm0: mlx5e's port counters (PPCNT, its *_phy statistics): frames and bytes both
 #     ways, at least the 16 MiB received, the size histogram, and no failed ACCESS_REG in
 #     its log.
+#   - vm0: RDMA from user space on mlx5_0 through Debian's libmlx5 (its own WQEs, CQEs and
+#     doorbells; MRs registered by mlx5_ib's UMR QP): ibv_rc/uc/ud_pingpong and
+#     ibv_srq_pingpong -q 4, 200 iterations each with -c (payload checked), then
+#     ib_send_bw, ib_write_bw, ib_read_bw and ib_atomic_bw for 1 s each (a positive
+#     figure; no threshold).
 # Known and not checked: mlx5e's MODIFY_NIC_VPORT_CONTEXT of a VLAN allowed list and
 # mlx5_ib's MAD_IFC fail (docs/stock-mlx5.md, "Next").
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bringup-common.sh"      # vcx_state, state_field
+. "$(dirname "$0")/verbs-common.sh"        # vcx_roce_v2_gid
 
 [ "${VCX_VMS:-1}" = 2 ] || fail "stock-mlx5.sh needs two VMs (./vcx vm --vms 2)"
 me=$VCX_VM_INDEX other=$((1 - VCX_VM_INDEX))
@@ -133,6 +139,35 @@ if [ "$me" = 0 ]; then
 		"tx $(phy tx_packets_phy) frames $(phy tx_bytes_phy) bytes"
 	! dmesg | grep -E "ACCESS_REG\(0x805\).*failed" ||
 		fail "mlx5_core logged failed register accesses (above)"
+
+	# user-space RDMA on the stock stack: libmlx5 over mlx5_ib, server and client on
+	# mlx5_0 (loopback through the device)
+	G=$(vcx_roce_v2_gid $DEV "$IP4") || fail "no RoCE v2 GID of $IP4 on $DEV"
+	uport=18950
+	user_pair() { # NAME CMD...: server, then the client to localhost; both must succeed
+		local name=$1 srv
+		shift
+		uport=$((uport + 1))
+		timeout 120 "$@" -p $uport >/tmp/u-srv.out 2>&1 &
+		srv=$!
+		for _ in $(seq 100); do tcp_listening $uport && break; sleep 0.1; done
+		timeout 120 "$@" -p $uport localhost >/tmp/u-cli.out 2>&1 ||
+			fail "$name on $DEV (libmlx5) failed: $(tail -3 /tmp/u-cli.out)"
+		wait $srv || fail "$name server on $DEV failed: $(tail -3 /tmp/u-srv.out)"
+	}
+	for t in "ibv_rc_pingpong -s 4096" "ibv_uc_pingpong -s 4096" "ibv_ud_pingpong -s 1024" \
+		"ibv_srq_pingpong -q 4 -s 4096"; do
+		user_pair "$t" $t -d $DEV -g "$G" -n 200 -c
+		grep -q "200 iters in" /tmp/u-cli.out || fail "$t: $(tail -2 /tmp/u-cli.out)"
+		log "$DEV (libmlx5) $t -c: $(grep -m1 'iters in' /tmp/u-cli.out)"
+	done
+	for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
+		user_pair "$t" $t -d $DEV -x "$G" -F -D 1
+		bw=$(grep -A1 '#bytes' /tmp/u-cli.out | awk 'NR == 2 { print $4 }')
+		awk -v b="${bw:-0}" 'BEGIN { exit !(b > 0) }' ||
+			fail "$t on $DEV: no figure: $(tail -3 /tmp/u-cli.out)"
+		log "$DEV (libmlx5) $t: $bw MB/s"
+	done
 fi
 kernel_log_clean || fail "kernel warnings or oopses in vm$me (above)"
 vm_signal checked

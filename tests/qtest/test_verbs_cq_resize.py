@@ -32,15 +32,21 @@ def check(r, status, syndrome, desc):
     t.eq((r.deliv, r.status, r.syndrome), (0, status, syndrome), desc)
 
 
-def new_ring(v, log_size, cqe_sz=0, offset=0):
+def off_bytes(offset, log_page=0):
+    """page_offset counts 64ths of the page size: 64 bytes with 4 KiB pages."""
+    return offset * ((4096 << log_page) // 64)
+
+
+def new_ring(v, log_size, cqe_sz=0, offset=0, log_page=0):
     """A fresh ring of 2^log_size CQEs (opcode INVALID, owner 0), page_offset units in."""
     size = (64 << cqe_sz) << log_size
-    base = v.next_cq
-    v.next_cq += max(size + offset * 64, 4096) + 0x1000
+    psz = 4096 << log_page
+    base = -(-v.next_cq // psz) * psz
+    v.next_cq = base + max(size + off_bytes(offset, log_page), psz) + 0x1000
     ring = bytearray(size)
     for i in range(1 << log_size):
         ring[i * (64 << cqe_sz) + (64 << cqe_sz) - 1] = 0xf0
-    v.qt.memwrite(base + offset * 64, ring)
+    v.qt.memwrite(base + off_bytes(offset, log_page), ring)
     return base
 
 
@@ -49,7 +55,7 @@ def resize(v, cq, log_size, base=None, sel=SEL_ALL, cqe_sz=None, log_page=0, off
     """MODIFY_CQ op_mod 1 as mlx5_ib builds it; returns (reply, ring base)."""
     cqe_sz = cq.cqe_sz if cqe_sz is None else cqe_sz
     if base is None:
-        base = new_ring(v, log_size, cqe_sz, offset)
+        base = new_ring(v, log_size, cqe_sz, offset, log_page)
     cqc = bytearray(64)
     put(cqc, P["VCX_CQC_LOG_CQ_SIZE"], log_size)
     put(cqc, P["VCX_CQC_LOG_PAGE_SIZE"], log_page)
@@ -57,7 +63,7 @@ def resize(v, cq, log_size, base=None, sel=SEL_ALL, cqe_sz=None, log_page=0, off
     put(cqc, P["VCX_CQC_CQE_SZ"], cqe_sz)
     if pas is None:
         psz = 4096 << log_page
-        size = offset * 64 + ((64 << cqe_sz) << log_size)
+        size = off_bytes(offset, log_page) + ((64 << cqe_sz) << log_size)
         pas = [base + i * psz for i in range(max(1, -(-size // psz)))]
     body = b"".join(struct.pack(">Q", a) for a in pas)
     payload = {0x10: bytes(cqc), 0x110: body}
@@ -69,9 +75,9 @@ def resize(v, cq, log_size, base=None, sel=SEL_ALL, cqe_sz=None, log_page=0, off
     return r, base
 
 
-def switch(cq, base, log_size, offset=0):
+def switch(cq, base, log_size, offset=0, log_page=0):
     """What software does on the resize CQE: read on in the new ring, same counter."""
-    cq.base, cq.log_size = base + offset * 64, log_size
+    cq.base, cq.log_size = base + off_bytes(offset, log_page), log_size
 
 
 def query(v, cq):
@@ -174,6 +180,18 @@ def shrink_and_128(v):
     q, pas = query(v, cq)
     t.eq((q["LOG_CQ_SIZE"], q["PAGE_OFFSET"], q["PRODUCER_COUNTER"]), (1, 2, 6),
          "QUERY_CQ: log_cq_size 1, page_offset 2, producer 6")
+    # 16 KiB pages: page_offset 16 is 16 x 256 bytes = 4 KiB in (as mlx5_ib quantizes a
+    # user ring's offset)
+    r, base = resize(v, cq, 2, log_page=2, offset=16)
+    check(r, 0, 0, "resize to 4 entries on a 16 KiB page, page_offset 16: OK")
+    t.eq(len(cq.poll_all()), 1, "the resize CQE in the old ring")
+    switch(cq, base, 2, offset=16, log_page=2)
+    a.post_send(NOP)
+    e = cq.poll()
+    t.eq((f(e, "opcode", "wqe_counter") if e else None,
+          v.qt.memread(base + 4096 + 3 * 64 + 0x3f, 1)), ((0, 5), bytes([0x01])),
+         "next CQE (counter 7) in entry 3 of the ring that starts 4 KiB into the page, "
+         "owner (7 >> 2) & 1 = 1")
     # 128-byte CQEs: the resize CQE sits in the second half, the first half zeroed
     cq, a, b, buf, key = setup(v, log_size=1, cqe_sz=1)
     a.post_send(NOP)
