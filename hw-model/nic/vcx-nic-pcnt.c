@@ -36,6 +36,7 @@ enum {
 };
 
 QEMU_BUILD_BUG_ON(VCX_PCNT_BINS != VCX_PPCNT_2819_BINS);
+QEMU_BUILD_BUG_ON(VCX_PC_NUM > UINT8_MAX);     /* VcxPcntDir holds the indices */
 
 /* RFC 2819 size bins (octets with FCS): 64, 65-127, ... 8192-10239 */
 static const uint32_t vcx_pcnt_bin_hi[VCX_PCNT_BINS] = {
@@ -64,22 +65,41 @@ static void vcx_pcnt_size(VcxPortCnt *p, uint32_t wire)
     }
 }
 
+/* The counters of one direction: frames, octets, multicast, broadcast, per priority. */
+typedef struct VcxPcntDir {
+    uint8_t frames, octets, mc, bc, prio_frames, prio_octets;
+} VcxPcntDir;
+
+static const VcxPcntDir vcx_pcnt_tx_dir = {
+    VCX_PC_TX_FRAMES, VCX_PC_TX_OCTETS, VCX_PC_TX_MC, VCX_PC_TX_BC,
+    VCX_PC_PRIO_TX_FRAMES, VCX_PC_PRIO_TX_OCTETS,
+};
+static const VcxPcntDir vcx_pcnt_rx_dir = {
+    VCX_PC_RX_FRAMES, VCX_PC_RX_OCTETS, VCX_PC_RX_MC, VCX_PC_RX_BC,
+    VCX_PC_PRIO_RX_FRAMES, VCX_PC_PRIO_RX_OCTETS,
+};
+
+static void vcx_pcnt_frame(VcxPortCnt *p, const VcxPcntDir *d, const uint8_t *f,
+                           uint32_t wire, uint32_t prio)
+{
+    static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+    p->c[d->frames]++;
+    p->c[d->octets] += wire;
+    if (!memcmp(f, bc, 6)) {
+        p->c[d->bc]++;
+    } else if (f[0] & 1) {
+        p->c[d->mc]++;
+    }
+    p->c[d->prio_frames + prio]++;
+    p->c[d->prio_octets + prio] += wire;
+}
+
 /* A frame onto the netdev. */
 void vcx_pcnt_tx(VcxState *s, const uint8_t *f, uint32_t len)
 {
-    VcxPortCnt *p = &s->pcnt;
-    uint32_t wire = vcx_pcnt_wire_len(len), prio = vcx_pcnt_prio(f, len);
-    static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-
-    p->c[VCX_PC_TX_FRAMES]++;
-    p->c[VCX_PC_TX_OCTETS] += wire;
-    if (!memcmp(f, bc, 6)) {
-        p->c[VCX_PC_TX_BC]++;
-    } else if (f[0] & 1) {
-        p->c[VCX_PC_TX_MC]++;
-    }
-    p->c[VCX_PC_PRIO_TX_FRAMES + prio]++;
-    p->c[VCX_PC_PRIO_TX_OCTETS + prio] += wire;
+    vcx_pcnt_frame(&s->pcnt, &vcx_pcnt_tx_dir, f, vcx_pcnt_wire_len(len),
+                   vcx_pcnt_prio(f, len));
 }
 
 /*
@@ -89,8 +109,7 @@ void vcx_pcnt_tx(VcxState *s, const uint8_t *f, uint32_t len)
 void vcx_pcnt_rx(VcxState *s, const uint8_t *f, uint32_t len, VcxPcntRx what)
 {
     VcxPortCnt *p = &s->pcnt;
-    uint32_t wire = vcx_pcnt_wire_len(len), prio = len >= 14 ? vcx_pcnt_prio(f, len) : 0;
-    static const uint8_t bc[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    uint32_t wire = vcx_pcnt_wire_len(len), prio;
 
     vcx_pcnt_size(p, wire);
     if (what == VCX_PCNT_RX_RUNT || what == VCX_PCNT_RX_TOO_LONG) {
@@ -98,15 +117,8 @@ void vcx_pcnt_rx(VcxState *s, const uint8_t *f, uint32_t len, VcxPcntRx what)
         p->c[VCX_PC_RX_ERR_OCTETS] += wire;
         return;
     }
-    p->c[VCX_PC_RX_FRAMES]++;
-    p->c[VCX_PC_RX_OCTETS] += wire;
-    if (!memcmp(f, bc, 6)) {
-        p->c[VCX_PC_RX_BC]++;
-    } else if (f[0] & 1) {
-        p->c[VCX_PC_RX_MC]++;
-    }
-    p->c[VCX_PC_PRIO_RX_FRAMES + prio]++;
-    p->c[VCX_PC_PRIO_RX_OCTETS + prio] += wire;
+    prio = vcx_pcnt_prio(f, len);
+    vcx_pcnt_frame(p, &vcx_pcnt_rx_dir, f, wire, prio);
     if (what == VCX_PCNT_RX_DISCARD) {
         p->c[VCX_PC_RX_DISCARDS]++;
         p->c[VCX_PC_PRIO_RX_DISCARDS + prio]++;
