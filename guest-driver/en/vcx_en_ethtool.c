@@ -101,6 +101,7 @@ static const struct {
 	u8 ctr;
 } vcx_en_phy_stats[] = {
 	{ "rx_packets_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_FRAMES_RX },
+	{ "rx_crc_errors_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_FCS_ERRORS },
 	{ "rx_bytes_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_OCTETS_RX },
 	{ "tx_packets_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_FRAMES_TX },
 	{ "tx_bytes_phy", VCX_PPCNT_GRP_IEEE_802_3, VCX_PPCNT_802_3_OCTETS_TX },
@@ -193,8 +194,8 @@ static void vcx_en_get_eth_mac_stats(struct net_device *ndev,
 	mac->MulticastFramesReceivedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_MC_RX);
 	mac->BroadcastFramesReceivedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_BC_RX);
 	mac->FrameTooLongErrors = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_TOO_LONG);
-	mac->FrameCheckSequenceErrors = 0;	/* PPCNT has them: a virtual link has none */
-	mac->AlignmentErrors = 0;
+	mac->FrameCheckSequenceErrors = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_FCS_ERRORS);
+	mac->AlignmentErrors = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_ALIGN_ERRORS);
 	kfree(reg);
 }
 
@@ -217,8 +218,8 @@ static void vcx_en_get_rmon_stats(struct net_device *ndev, struct ethtool_rmon_s
 	}
 	rmon->undersize_pkts = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_UNDERSIZE);
 	rmon->oversize_pkts = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_OVERSIZE);
-	rmon->fragments = 0;
-	rmon->jabbers = 0;
+	rmon->fragments = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_FRAGMENTS);
+	rmon->jabbers = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_JABBERS);
 	for (i = 0; i < VCX_PPCNT_2819_BINS; i++)
 		rmon->hist[i] = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_PKTS64 + i);
 	*ranges = vcx_en_rmon_ranges;

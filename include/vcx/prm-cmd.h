@@ -487,6 +487,8 @@
 /* 64-bit counters: their index in the counter set (byte 8 * index), by group */
 #define VCX_PPCNT_802_3_FRAMES_TX	0	/* a_frames_transmitted_ok */
 #define VCX_PPCNT_802_3_FRAMES_RX	1	/* a_frames_received_ok */
+#define VCX_PPCNT_802_3_FCS_ERRORS	2	/* a_frame_check_sequence_errors */
+#define VCX_PPCNT_802_3_ALIGN_ERRORS	3	/* a_alignment_errors */
 #define VCX_PPCNT_802_3_OCTETS_TX	4	/* a_octets_transmitted_ok */
 #define VCX_PPCNT_802_3_OCTETS_RX	5	/* a_octets_received_ok */
 #define VCX_PPCNT_802_3_MC_TX		6	/* a_multicast_frames_xmitted_ok */
@@ -511,6 +513,8 @@
 #define VCX_PPCNT_2819_MC		4
 #define VCX_PPCNT_2819_UNDERSIZE	6
 #define VCX_PPCNT_2819_OVERSIZE		7
+#define VCX_PPCNT_2819_FRAGMENTS	8
+#define VCX_PPCNT_2819_JABBERS		9
 #define VCX_PPCNT_2819_PKTS64		11	/* then 65-127 ... 8192-10239: 10 bins */
 #define VCX_PPCNT_2819_BINS		10
 #define VCX_PPCNT_PRIO_RX_OCTETS	0
