@@ -175,16 +175,25 @@ static u64 *vcx_en_fill_phy(struct vcx_en_priv *priv, u64 *data)
 	return data;
 }
 
+/* One PPCNT group in a new buffer (kfree it), or NULL: the stats are left unset. */
+static u8 *vcx_en_read_ppcnt(struct net_device *ndev, u32 grp)
+{
+	u8 *reg = kzalloc(VCX_REG_PPCNT_LEN, GFP_KERNEL);
+
+	if (reg && vcx_en_query_ppcnt(vcx_en_priv(ndev)->vdev, grp, reg)) {
+		kfree(reg);
+		return NULL;
+	}
+	return reg;
+}
+
 static void vcx_en_get_eth_mac_stats(struct net_device *ndev,
 				     struct ethtool_eth_mac_stats *mac)
 {
-	struct vcx_en_priv *priv = vcx_en_priv(ndev);
-	u8 *reg = kzalloc(VCX_REG_PPCNT_LEN, GFP_KERNEL);
+	u8 *reg = vcx_en_read_ppcnt(ndev, VCX_PPCNT_GRP_IEEE_802_3);
 
-	if (!reg || vcx_en_query_ppcnt(priv->vdev, VCX_PPCNT_GRP_IEEE_802_3, reg)) {
-		kfree(reg);
+	if (!reg)
 		return;
-	}
 	mac->FramesTransmittedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_FRAMES_TX);
 	mac->FramesReceivedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_FRAMES_RX);
 	mac->OctetsTransmittedOK = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_802_3_OCTETS_TX);
@@ -208,14 +217,11 @@ static const struct ethtool_rmon_hist_range vcx_en_rmon_ranges[] = {
 static void vcx_en_get_rmon_stats(struct net_device *ndev, struct ethtool_rmon_stats *rmon,
 				  const struct ethtool_rmon_hist_range **ranges)
 {
-	struct vcx_en_priv *priv = vcx_en_priv(ndev);
-	u8 *reg = kzalloc(VCX_REG_PPCNT_LEN, GFP_KERNEL);
+	u8 *reg = vcx_en_read_ppcnt(ndev, VCX_PPCNT_GRP_RFC_2819);
 	int i;
 
-	if (!reg || vcx_en_query_ppcnt(priv->vdev, VCX_PPCNT_GRP_RFC_2819, reg)) {
-		kfree(reg);
+	if (!reg)
 		return;
-	}
 	rmon->undersize_pkts = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_UNDERSIZE);
 	rmon->oversize_pkts = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_OVERSIZE);
 	rmon->fragments = vcx_en_ppcnt_ctr(reg, VCX_PPCNT_2819_FRAGMENTS);

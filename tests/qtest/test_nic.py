@@ -18,7 +18,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated, get, put, load_header_defines  # noqa: E402
 from vcx_verbs import P, cqe_fields  # noqa: E402
-from vcx_nic import (N, NOP_, Nic, MAC, PEER, BCAST, MS_KEY, toeplitz,  # noqa: E402
+from vcx_nic import (N, NOP_, Nic, MAC, PEER, BCAST, MS_KEY, toeplitz, run_nic_cases,  # noqa: E402
                      ipv4, ipv6, udp, tcp, eth, pad60, send_wqe, nop_wqe, csum)
 
 t = Tap()
@@ -1430,19 +1430,13 @@ def main():
         t.ok(v.qt.alive(), "QEMU alive after the command cases")
     finally:
         v.close()
-    for name, fn in [("send frames", case_tx_frames), ("send errors", case_tx_errors),
-                     ("LSO", case_tx_lso), ("LSO errors", case_tx_lso_errors),
-                     ("steering", case_rx_steering), ("no receive WQE", case_rx_no_wqe),
-                     ("RSS", case_rss), ("loopback", case_loopback),
-                     ("vport filter", case_vport_filter), ("RoCE and MTU", case_roce_and_mtu),
-                     ("link", case_link), ("teardown", case_teardown),
-                     ("fuzz", case_fuzz)]:
-        v = Nic()
-        try:
-            run_isolated(t, name, lambda fn=fn: fn(v))
-            t.ok(v.qt.alive(), "QEMU alive after %s" % name)
-        finally:
-            v.close()
+    run_nic_cases(t, [("send frames", case_tx_frames), ("send errors", case_tx_errors),
+                       ("LSO", case_tx_lso), ("LSO errors", case_tx_lso_errors),
+                       ("steering", case_rx_steering), ("no receive WQE", case_rx_no_wqe),
+                       ("RSS", case_rss), ("loopback", case_loopback),
+                       ("vport filter", case_vport_filter), ("RoCE and MTU", case_roce_and_mtu),
+                       ("link", case_link), ("teardown", case_teardown),
+                       ("fuzz", case_fuzz)])
     run_isolated(t, "no netdev", case_no_netdev)
     t.done()
 

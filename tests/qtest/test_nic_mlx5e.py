@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import H, Tap, DEV_PATH, run_isolated, put  # noqa: E402
 from vcx_verbs import P  # noqa: E402
-from vcx_nic import N, Nic, MAC, PEER, BCAST, eth  # noqa: E402
+from vcx_nic import N, Nic, MAC, PEER, BCAST, eth, run_nic_cases  # noqa: E402
 from test_nic import (Setup, cqe, poll, check, synd, rx_frame, send, OK, BAD_PARAM,  # noqa: E402
                       BAD_RES_STATE)
 import test_nic  # noqa: E402
@@ -166,14 +166,8 @@ def case_ppcnt(v):
 
 
 def main():
-    for name, fn in [("RQ without a PD", case_rq_no_pd), ("a big table", case_big_table),
-                     ("PPCNT", case_ppcnt)]:
-        v = Nic()
-        try:
-            run_isolated(t, name, lambda fn=fn: fn(v))
-            t.ok(v.qt.alive(), "QEMU alive after %s" % name)
-        finally:
-            v.close()
+    run_nic_cases(t, [("RQ without a PD", case_rq_no_pd), ("a big table", case_big_table),
+                       ("PPCNT", case_ppcnt)])
     t.done()
 
 

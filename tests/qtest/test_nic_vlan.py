@@ -16,7 +16,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import Tap, run_isolated, get  # noqa: E402
 from vcx_verbs import P  # noqa: E402
-from vcx_nic import (N, Nic, MAC, PEER, ipv4, udp, tcp, eth, pad60,  # noqa: E402
+from vcx_nic import (N, Nic, MAC, PEER, ipv4, udp, tcp, eth, pad60, run_nic_cases,  # noqa: E402
                      send_wqe, csum)
 from test_nic import Setup, cqe, poll, send, IP_A, IP_B  # noqa: E402
 import test_nic  # noqa: E402
@@ -260,15 +260,9 @@ def case_insert_errors(v):
 
 
 def main():
-    for name, fn in [("VLAN stripping", case_strip), ("check_sum", case_check_sum),
-                     ("VLAN steering", case_steer), ("VLAN insertion", case_insert),
-                     ("VLAN insertion errors", case_insert_errors)]:
-        v = Nic()
-        try:
-            run_isolated(t, name, lambda fn=fn: fn(v))
-            t.ok(v.qt.alive(), "QEMU alive after %s" % name)
-        finally:
-            v.close()
+    run_nic_cases(t, [("VLAN stripping", case_strip), ("check_sum", case_check_sum),
+                       ("VLAN steering", case_steer), ("VLAN insertion", case_insert),
+                       ("VLAN insertion errors", case_insert_errors)])
     t.done()
 
 

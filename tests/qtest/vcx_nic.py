@@ -14,7 +14,7 @@ import time
 import vcx_verbs
 from vcx_qtest import H, BAR0, put, get  # noqa: F401
 from vcx_verbs import P, Verbs, bswap64, dseg  # noqa: F401
-from vcx_qtest import load_header_defines
+from vcx_qtest import load_header_defines, run_isolated
 
 # The async EQ of these devices also takes port change events (type 0x09).
 vcx_verbs.ASYNC_EVENTS |= 1 << 0x09
@@ -508,3 +508,14 @@ class Nic(Verbs):
                 raise RuntimeError("the device did not take the frame in %.0f s" % timeout)
             time.sleep(0.005)
         self.settle()
+
+
+def run_nic_cases(t, cases):
+    """Each (name, fn) on a fresh Nic: fn(v) isolated, then QEMU must still be alive."""
+    for name, fn in cases:
+        v = Nic()
+        try:
+            run_isolated(t, name, lambda fn=fn: fn(v))
+            t.ok(v.qt.alive(), "QEMU alive after %s" % name)
+        finally:
+            v.close()
