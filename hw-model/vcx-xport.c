@@ -949,7 +949,7 @@ static VcxStep vcx_xfer_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b)
 {
     VcxXfer *x = &rq->x;
     VcxQp *resp = vcx_qp_get(s, x->resp_qpn);
-    uint8_t bounce[VCX_BOUNCE];
+    uint8_t bounce[VCX_BOUNCE] VCX_NOINIT;
     const char *lost = NULL;
     bool src_fault = false;
 

@@ -173,7 +173,7 @@ static void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len, bool seal
 {
     VcxRoceFault *fl = s->wire_fault;
     VcxRoceDev *r = vcx_roce(s);
-    uint8_t c[VCX_ROCE_FRAME_MAX];
+    uint8_t c[VCX_ROCE_FRAME_MAX] VCX_NOINIT;
 
     if (!vcx_port_oper_up(s)) {
         trace_vcx_roce_tx_drop(len, "port down");
@@ -213,7 +213,7 @@ static void vcx_roce_xmit(VcxState *s, const uint8_t *f, uint32_t len, bool seal
 
 void vcx_roce_send(VcxState *s, const VcxWireAddr *a, const VcxRocePkt *p)
 {
-    uint8_t f[VCX_ROCE_FRAME_MAX];
+    uint8_t f[VCX_ROCE_FRAME_MAX] VCX_NOINIT;
     /* unseen between build and check: to the port itself, no fault either way */
     bool sealed = !s->params.loopback_frames || memcmp(a->dmac, s->port.mac, 6) ||
                   vcx_fault_active(s->wire_fault, true) ||
@@ -404,7 +404,7 @@ bool vcx_roce_rx(VcxState *s, const uint8_t *f, uint32_t len, bool sealed)
 
     VcxRoceFault *fl = s->wire_fault;
     VcxRoceDev *r = vcx_roce(s);
-    uint8_t c[VCX_ROCE_FRAME_MAX];
+    uint8_t c[VCX_ROCE_FRAME_MAX] VCX_NOINIT;
 
     if (len > sizeof(c)) {
         r->st.rx_pkts++;

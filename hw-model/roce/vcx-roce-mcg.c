@@ -266,7 +266,7 @@ bool vcx_roce_mcg_rx(VcxState *s, const VcxRocePkt *p)
 bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq)
 {
     const VcxPkt *m = &rq->pkt;
-    uint8_t buf[4096];
+    uint8_t buf[4096] VCX_NOINIT;
     VcxSglCursor c = { .sgl = &rq->sgl };
     VcxRocePkt p = {
         .opcode = m->opcode, .se = m->se, .pkey = VCX_DEFAULT_PKEY, .dqpn = m->dqpn,

@@ -110,7 +110,7 @@ static bool vcx_wire_send_data(VcxState *s, const VcxReq *rq, const VcxWireAddr 
 {
     const VcxPkt *m = &rq->pkt;
     uint64_t off = (uint64_t)i * mtu;
-    uint8_t buf[4096];
+    uint8_t buf[4096] VCX_NOINIT;
     VcxSglCursor c;
     VcxRocePkt p = {
         .opcode = vcx_wire_data_op(m->opcode, i, n),

@@ -768,7 +768,7 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
 {
     VcxWireResp *wr = &qp->xs->wresp;
     uint32_t mtu = 128u << MIN(MAX(qp->mtu, 1), 5);
-    uint8_t buf[4096];
+    uint8_t buf[4096] VCX_NOINIT;
     VcxWireAddr a;
 
     /* a responder answers in RTR as in RTS (IBTA 10.3.1: RTR receives and responds) */
