@@ -1295,13 +1295,13 @@ static void vcx_xport_bh(void *opaque)
 
 /*
  * Frames the slice looped to the port's own QPs (loopback-frames) are taken in the same
- * slice with what is left of its budget: the responder's placement and CQE, the ACK it
- * loops back (vcx_roce_rx_end), the requester's completion, READ responses. Without
- * this every looped message waited for the main loop to wake twice (request, then ACK),
- * some 40 us each on a host whose cores run the vCPUs, where the whole-message path
- * completes within the doorbell write. Each frame costs one WQE of the budget, so the
- * rounds end; frames from the netdev ahead of them in the queue are taken too, in
- * order, as the bottom half would.
+ * slice, under the frames' own budget (VCX_XPORT_SLICE_FRAMES): the responder's placement
+ * and CQE, the ACK it loops back (vcx_roce_rx_end), the requester's completion, READ
+ * responses. Without this every looped message waited for the main loop to wake twice
+ * (request, then ACK), some 40 us each on a host whose cores run the vCPUs, where the
+ * whole-message path completes within the doorbell write. Each frame costs one WQE of
+ * the budget, so the rounds end; frames from the netdev ahead of them in the queue are
+ * taken too, in order, as the bottom half would.
  */
 #define VCX_XPORT_SLICE_FRAME_ROUNDS    4u
 
@@ -1339,6 +1339,10 @@ static void vcx_xport_doorbell_run(VcxState *s, VcxQp *qp)
 {
     VcxObjects *o = s->objs;
     VcxBudget b = { VCX_XPORT_DOORBELL_WQES, VCX_XPORT_DOORBELL_BYTES, 0 };
+    /* the receiving half of what the slice looped: frames, not WQEs (see above) */
+    VcxBudget fb = { VCX_XPORT_SLICE_FRAMES, VCX_XPORT_DOORBELL_BYTES, 0 };
+    uint64_t bytes;
+    uint32_t wqes;
     int64_t start;
 
     vcx_xport_queue(s, qp);
@@ -1351,7 +1355,7 @@ static void vcx_xport_doorbell_run(VcxState *s, VcxQp *qp)
     o->in_run = true;
     vcx_xport_turn(s, qp, &b);
     for (uint32_t i = 0; i < VCX_XPORT_SLICE_FRAME_ROUNDS && s->params.loopback_frames; i++) {
-        vcx_xport_slice_frames(s, &b);
+        vcx_xport_slice_frames(s, &fb);
         /* the ACKs opened its window again: it goes on while the slice lasts */
         if (!qp->kicked || !b.wqes || !b.bytes || s->reset_pending) {
             break;
@@ -1359,10 +1363,10 @@ static void vcx_xport_doorbell_run(VcxState *s, VcxQp *qp)
         vcx_xport_turn(s, qp, &b);
     }
     o->in_run = false;
-    trace_vcx_xport_doorbell_slice(qp->qpn, VCX_XPORT_DOORBELL_WQES - b.wqes,
-                                   VCX_XPORT_DOORBELL_BYTES + b.tail - b.bytes, qp->kicked);
-    vcx_xport_run_end(s, VCX_XPORT_DOORBELL_WQES - b.wqes,
-                      VCX_XPORT_DOORBELL_BYTES + b.tail - b.bytes, start, false);
+    wqes = VCX_XPORT_DOORBELL_WQES - b.wqes + VCX_XPORT_SLICE_FRAMES - fb.wqes;
+    bytes = 2 * VCX_XPORT_DOORBELL_BYTES + b.tail - b.bytes - fb.bytes;
+    trace_vcx_xport_doorbell_slice(qp->qpn, wqes, bytes, qp->kicked);
+    vcx_xport_run_end(s, wqes, bytes, start, false);
 }
 
 void vcx_xport_init(VcxState *s)

@@ -65,6 +65,14 @@
 #define VCX_XPORT_DOORBELL_BYTES    (64 * KiB)
 
 /*
+ * With loopback-frames, the receiving half of what the slice sent to the port's own QPs
+ * has a budget of its own: as many frames as a run's WQEs, as many bytes as the slice
+ * sent. One frame is one WQE of it. Charged to the slice's own budget (as before), a
+ * 64 KiB message at MTU 1024 left all 64 of its frames to the bottom half.
+ */
+#define VCX_XPORT_SLICE_FRAMES      VCX_XPORT_RUN_WQES
+
+/*
  * A turn whose messages spent the byte budget may still start one more WQE with this
  * much of a budget: a kernel ULP posts its data and its answer in one doorbell (NVMe over
  * RDMA's target: an RDMA WRITE of the read data, then the response SEND), and without
