@@ -440,8 +440,19 @@ static MemTxResult vcx_cq_write_cqe(VcxState *s, VcxCq *cq, uint8_t *cqe, bool s
     uint8_t zero[VCX_CQE_SIZE] = { 0 };
     MemTxResult r = MEMTX_OK;
 
-    cqe[VCX_CQE_OP_OWN_BYTE] = vcx_cqe_make_op_own(vcx_cqe_opcode(cqe),
-                                                   VCX_CQE_FORMAT_NORMAL, solicited,
+    uint8_t opcode = vcx_cqe_opcode(cqe);
+
+    /*
+     * Completion timestamp (cqe64 timestamp_h/_l): the internal timer when the CQE is
+     * written. Error CQEs have their syndromes there, and a resize CQE marks a ring
+     * switch, so neither carries one.
+     */
+    if (opcode != VCX_CQE_REQ_ERR && opcode != VCX_CQE_RESP_ERR &&
+        opcode != VCX_CQE_RESIZE_CQ) {
+        vcx_set64(cqe, VCX_CQE_TIMESTAMP, vcx_internal_timer(s));
+    }
+    cqe[VCX_CQE_OP_OWN_BYTE] = vcx_cqe_make_op_own(opcode, VCX_CQE_FORMAT_NORMAL,
+                                                   solicited,
                                                    vcx_cqe_owner_for(cq->prod,
                                                                      cq->log_size));
     if (cq->cqe_sz) {

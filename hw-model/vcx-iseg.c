@@ -112,11 +112,21 @@ static uint32_t iseg_read_cmd_exec_to(VcxState *s, uint32_t offset)
     return s->params.cmd_exec_to_ms;
 }
 
+/*
+ * The HCA's free-running internal timer: nanoseconds of QEMU's virtual clock, so it
+ * ticks at VCX_TIMER_KHZ (device_frequency_khz) and stops with the VM. CQEs carry it
+ * (vcx_cq_write_cqe); drivers read it here for their clock (mlx5_core's PTP clock).
+ */
+uint64_t vcx_internal_timer(VcxState *s)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
 static uint32_t iseg_read_timer(VcxState *s, uint32_t offset)
 {
-    uint64_t ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint64_t t = vcx_internal_timer(s);
 
-    return offset == VCX_ISEG_INTERNAL_TIMER_H ? ns >> 32 : (uint32_t)ns;
+    return offset == VCX_ISEG_INTERNAL_TIMER_H ? t >> 32 : (uint32_t)t;
 }
 
 /*

@@ -239,6 +239,9 @@ static inline bool vcx_cmdif_checksum_enabled(VcxState *s)
 
 /* vcx-iseg.c */
 extern const MemoryRegionOps vcx_iseg_ops;
+/* the internal timer's rate (device_frequency_khz): it counts nanoseconds */
+#define VCX_TIMER_KHZ           1000000u
+uint64_t vcx_internal_timer(VcxState *s);
 void vcx_iseg_reset(VcxState *s);
 void vcx_health_set_syndrome(VcxState *s, uint8_t synd);
 

@@ -17,9 +17,11 @@
 #   - vm0: mlx5e's port counters (PPCNT, its *_phy statistics): frames and bytes both
 #     ways, at least the 16 MiB received, the size histogram, and no failed ACCESS_REG in
 #     its log.
+#   - vm0: mlx5_core's PTP hardware clock (mlx5_ptp) on the device's internal timer;
 #   - vm0: RDMA from user space on mlx5_0 through Debian's libmlx5 (its own WQEs, CQEs and
 #     doorbells; MRs registered by mlx5_ib's UMR QP): ibv_rc/uc/ud_pingpong and
-#     ibv_srq_pingpong -q 4, 200 iterations each with -c (payload checked), then
+#     ibv_srq_pingpong -q 4, 200 iterations each with -c (payload checked), rc with -t
+#     (completion timestamps: a positive average between receive CQEs), then
 #     ib_send_bw, ib_write_bw, ib_read_bw and ib_atomic_bw for 1 s each (a positive
 #     figure; no threshold).
 # Known and not checked: mlx5e's MODIFY_NIC_VPORT_CONTEXT of a VLAN allowed list and
@@ -139,6 +141,9 @@ if [ "$me" = 0 ]; then
 		"tx $(phy tx_packets_phy) frames $(phy tx_bytes_phy) bytes"
 	! dmesg | grep -E "ACCESS_REG\(0x805\).*failed" ||
 		fail "mlx5_core logged failed register accesses (above)"
+	# the internal timer (device_frequency_khz): mlx5_core's PTP hardware clock
+	grep -qx mlx5_ptp /sys/class/ptp/ptp*/clock_name 2>/dev/null ||
+		fail "no mlx5_ptp hardware clock: $(dmesg | grep -i -m3 'clock\|frequency')"
 
 	# user-space RDMA on the stock stack: libmlx5 over mlx5_ib, server and client on
 	# mlx5_0 (loopback through the device)
@@ -155,11 +160,18 @@ if [ "$me" = 0 ]; then
 			fail "$name on $DEV (libmlx5) failed: $(tail -3 /tmp/u-cli.out)"
 		wait $srv || fail "$name server on $DEV failed: $(tail -3 /tmp/u-srv.out)"
 	}
-	for t in "ibv_rc_pingpong -s 4096" "ibv_uc_pingpong -s 4096" "ibv_ud_pingpong -s 1024" \
+	for t in "ibv_rc_pingpong -s 4096 -t" "ibv_uc_pingpong -s 4096" "ibv_ud_pingpong -s 1024" \
 		"ibv_srq_pingpong -q 4 -s 4096"; do
 		user_pair "$t" $t -d $DEV -g "$G" -n 200 -c
 		grep -q "200 iters in" /tmp/u-cli.out || fail "$t: $(tail -2 /tmp/u-cli.out)"
 		log "$DEV (libmlx5) $t -c: $(grep -m1 'iters in' /tmp/u-cli.out)"
+		case $t in *" -t") # completion timestamps: between two receive CQEs, time passed
+			avg=$(awk -F'= ' '/^Average receive completion clock cycles/ { print $2 }' \
+				/tmp/u-cli.out)
+			awk -v a="${avg:-0}" 'BEGIN { exit !(a > 0) }' ||
+				fail "$t: receive CQEs carry no advancing timestamp: $(tail -3 /tmp/u-cli.out)"
+			log "$DEV (libmlx5) $t: $avg timer ticks between receive CQEs on average" ;;
+		esac
 	done
 	for t in ib_send_bw ib_write_bw ib_read_bw ib_atomic_bw; do
 		user_pair "$t" $t -d $DEV -x "$G" -F -D 1

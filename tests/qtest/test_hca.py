@@ -78,9 +78,10 @@ def caps(d):
     expect = [("PORT_TYPE", 1), ("NUM_PORTS", 1), ("ROCE", 1), ("LOG_MAX_EQ", 6),
               ("MAX_NUM_EQS", 64), ("LOG_MAX_EQ_SZ", 15), ("LOG_PG_SZ", 12),
               ("LOG_MAX_QP", 12), ("LOG_MAX_CQ", 12), ("XRC", 1), ("LOG_MAX_XRCD", 16),
-              ("PAGE_REQUEST_DISABLE", 0)]
+              ("PAGE_REQUEST_DISABLE", 0), ("DEVICE_FREQUENCY_KHZ", 1000000)]
     got = [(n, get(gcur, H["VCX_CAP_GEN_" + n])) for n, _ in expect]
-    t.eq(got, expect, "GENERAL CUR caps: Ethernet, RoCE, 64 EQs, QPs and CQs, XRC with 2^16 domains")
+    t.eq(got, expect, "GENERAL CUR caps: Ethernet, RoCE, 64 EQs, QPs and CQs, XRC with 2^16 "
+         "domains, a 1 GHz internal timer")
     t.eq((get(gmax, H["VCX_CAP_GEN_CMDIF_CHECKSUM"]), get(gcur, H["VCX_CAP_GEN_CMDIF_CHECKSUM"])),
          (3, 0), "cmdif_checksum: MAX 3 (capable), CUR 0")
     rcur = cap_page(d, (4 << 1) | 1)

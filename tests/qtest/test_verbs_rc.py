@@ -693,8 +693,51 @@ def requester_q_counters(v):
          "req_transport_retries_exceeded 1")
 
 
+def internal_timer(v):
+    """The internal timer (init segment 0x1000 high, 0x1004 low), read high-low-high as
+    drivers do so that a carry between the two reads is seen."""
+    for _ in range(3):
+        hi = v.d.iseg_read(H["VCX_ISEG_INTERNAL_TIMER_H"])
+        lo = v.d.iseg_read(H["VCX_ISEG_INTERNAL_TIMER_L"])
+        if v.d.iseg_read(H["VCX_ISEG_INTERNAL_TIMER_H"]) == hi:
+            return hi << 32 | lo
+    raise AssertionError("internal timer: the high word moved at every read")
+
+
+def timestamps(v):
+    """Every CQE but an error CQE carries the internal timer (device_frequency_khz
+    1,000,000: nanoseconds of the virtual clock) when the device wrote it."""
+    pd = v.alloc_pd()
+    buf = v.alloc(0x4000)
+    key = v.create_mkey(pd, buf, 0x4000)
+    cq = v.create_cq()
+    a, b = pair(v, pd, cq)
+    b.post_recv([(buf + 0x1000, 64, key)])
+    b.post_recv([(buf + 0x2000, 64, key)])
+    t0 = internal_timer(v)
+    v.qt.clock_step(5000)
+    a.post_send(SEND, dseg(buf, 16, key))
+    first = [cqe_fields(e)["timestamp"] for e in cq.poll_all()]
+    v.qt.clock_step(7000)
+    a.post_send(SEND, dseg(buf, 16, key))
+    second = [cqe_fields(e)["timestamp"] for e in cq.poll_all()]
+    v.qt.clock_step(1000)
+    t1 = internal_timer(v)
+    t.eq((len(first), len(second)), (2, 2), "each SEND: a requester and a responder CQE")
+    t.ok(first and second and t0 + 5000 <= min(first) and max(second) + 1000 <= t1,
+         "CQE timestamps %s, %s within the timer's reads %d .. %d" % (first, second, t0, t1))
+    t.ok(first and second and max(first) + 7000 <= min(second),
+         "the second SEND's CQEs are 7 us of virtual time later: %s then %s" % (first, second))
+    # an error CQE keeps its syndrome where the timestamp would be
+    a.post_send(SEND, dseg(buf, 16, key ^ 0x100))
+    err = [cqe_fields(e) for e in cq.poll_all()]
+    t.eq([(c["opcode"], c["syndrome"]) for c in err][:1], [(0xd, 0x04)],
+         "error CQE (bad lkey): REQ_ERR, syndrome local protection error where a "
+         "timestamp would be")
+
+
 def main():
-    run_cases(t, (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr),
+    run_cases(t, (("srq_send", srq_send), ("rdma", rdma), ("rnr", rnr), ("timestamps", timestamps),
                   ("q_counters", q_counters), ("requester_q_counters", requester_q_counters),
                   ("error_counters", error_counters),
                   ("malformed", malformed), ("arming", arming), ("overrun", overrun),

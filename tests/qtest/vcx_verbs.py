@@ -590,14 +590,20 @@ def xport_runs(log):
         r"time, more (\d)", log)]
 
 
+CQE_REQ_ERR, CQE_RESP_ERR = 0xd, 0xe
+
+
 def cqe_fields(e):
-    """The CQE fields the tests check, by name."""
+    """The CQE fields the tests check, by name. Bytes 0x30..0x37 are the completion
+    timestamp, except in an error CQE, whose vendor syndrome and syndrome are there."""
+    err = e[0x3f] >> 4 in (CQE_REQ_ERR, CQE_RESP_ERR)
     return {
         "opcode": e[0x3f] >> 4,
         "owner": e[0x3f] & 1,
         "se": (e[0x3f] >> 1) & 1,
-        "syndrome": e[0x37],
-        "vendor": e[0x36],
+        "syndrome": e[0x37] if err else 0,
+        "vendor": e[0x36] if err else 0,
+        "timestamp": 0 if err else struct.unpack_from(">Q", e, 0x30)[0],
         "byte_cnt": struct.unpack_from(">I", e, 0x2c)[0],
         "imm": struct.unpack_from(">I", e, 0x24)[0],
         "srqn": struct.unpack_from(">I", e, 0x20)[0] & 0xffffff,
