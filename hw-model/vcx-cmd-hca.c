@@ -92,7 +92,7 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(CMDIF_CHECKSUM, VCX_CAP_CMDIF_CHECKSUM_ENABLED, VCX_CAP_CMDIF_CHECKSUM_DISABLED),
     GEN(LOG_PG_SZ, VCX_PAGE_SHIFT, VCX_PAGE_SHIFT),
     GEN(NUM_OF_UARS_PER_PAGE, 1, 1),
-    /* the internal timer (vcx-iseg.c) in kHz; it stamps every CQE but error CQEs */
+    /* the internal timer (vcx-iseg.c) in kHz; it stamps CQEs but error and resize CQEs */
     GEN(DEVICE_FREQUENCY_KHZ, VCX_TIMER_KHZ, VCX_TIMER_KHZ),
     /* RDMA objects and transport (vcx-obj.h) */
     GEN(LOG_MAX_PD, VCX_LOG_MAX_PD, VCX_LOG_MAX_PD),

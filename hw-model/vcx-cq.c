@@ -438,9 +438,8 @@ static MemTxResult vcx_cq_write_cqe(VcxState *s, VcxCq *cq, uint8_t *cqe, bool s
     uint32_t size = VCX_CQE_SIZE << cq->cqe_sz;
     uint64_t off = (uint64_t)(cq->prod & (nent - 1)) * size;
     uint8_t zero[VCX_CQE_SIZE] = { 0 };
-    MemTxResult r = MEMTX_OK;
-
     uint8_t opcode = vcx_cqe_opcode(cqe);
+    MemTxResult r = MEMTX_OK;
 
     /*
      * Completion timestamp (cqe64 timestamp_h/_l): the internal timer when the CQE is
