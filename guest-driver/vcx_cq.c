@@ -183,7 +183,13 @@ int vcx_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	size_t npages = 0;
 	int err;
 
-	if (attr->flags)
+	/*
+	 * Completion timestamps need no CQ setting: the device stamps every CQE with its
+	 * internal timer. Without a timer (device_frequency_khz 0) they are refused, as are
+	 * the other flags (ignore-overrun: cq_oi is not offered).
+	 */
+	if (attr->flags & ~(u32)(vcx_cap(vdev, DEVICE_FREQUENCY_KHZ) ?
+				 IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION : 0))
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > (1 << max_log) - 1)
 		return -EINVAL;

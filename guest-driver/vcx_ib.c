@@ -236,6 +236,13 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 	props->max_mcast_qp_attach = vcx_cap(vdev, MAX_QP_MCG);
 	props->max_total_mcast_qp_attach = props->max_mcast_qp_attach * props->max_mcast_grp;
 	props->max_pi_fast_reg_page_list_len = 0;
+	/*
+	 * The internal timer stamps CQEs (mlx5_ib reports the same: the cap's kHz, a 63-bit
+	 * mask); a device without one (0 kHz) has no completion timestamps.
+	 */
+	props->hca_core_clock = vcx_cap(vdev, DEVICE_FREQUENCY_KHZ);
+	if (props->hca_core_clock)
+		props->timestamp_mask = 0x7fffffffffffffffULL;
 	return 0;
 }
 
@@ -445,6 +452,8 @@ static int vcx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udat
 	resp.cqe_version = 0;
 	resp.atomic_caps = ibd->atomic_caps;
 	resp.device_caps = ibd->mw ? VCX_DEVICE_CAP_MW : 0;
+	if (vcx_cap(ibd->vdev, DEVICE_FREQUENCY_KHZ))
+		resp.device_caps |= VCX_DEVICE_CAP_COMPLETION_TS;
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
 		goto err_uars;

@@ -275,7 +275,8 @@ static void swap_ring(struct vcx_cq *cq, struct vcx_cq_ring *ring)
 }
 
 /* The next completion into wc; called with the CQ lock held. */
-static int poll_one(struct vcx_cq *cq, struct vcx_context *ctx, struct ibv_wc *wc)
+static int poll_one(struct vcx_cq *cq, struct vcx_context *ctx, struct ibv_wc *wc,
+		    uint8_t **cqe_out)
 {
 	uint8_t *cqe;
 
@@ -286,8 +287,11 @@ static int poll_one(struct vcx_cq *cq, struct vcx_context *ctx, struct ibv_wc *w
 		cq->cons_index++;
 		/* Read the body only after seeing the owner bit. */
 		udma_from_device_barrier();
-		if (vcx_cqe_opcode(cqe) != VCX_CQE_RESIZE_CQ)
+		if (vcx_cqe_opcode(cqe) != VCX_CQE_RESIZE_CQ) {
+			if (cqe_out)
+				*cqe_out = cqe;
 			return decode_cqe(ctx, cqe, wc);
+		}
 		/*
 		 * Everything before it is consumed: the counter reads on in the new ring and
 		 * vcx_resize_cq has nothing to copy (it frees the old ring).
@@ -308,7 +312,7 @@ int vcx_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 
 	vcx_spin_lock(&cq->lock);
 	for (npolled = 0; npolled < num_entries; npolled++) {
-		err = poll_one(cq, ctx, wc + npolled);
+		err = poll_one(cq, ctx, wc + npolled, NULL);
 		if (err != CQ_OK)
 			break;
 	}
@@ -390,12 +394,17 @@ void vcx_cq_clean(struct vcx_cq *cq, uint32_t qpn, struct vcx_srq *srq)
  */
 static int cq_ex_poll(struct vcx_cq *cq)
 {
-	int err = poll_one(cq, to_vcx_ctx(cq->ibv_cq.context), &cq->ex_wc);
+	uint8_t *cqe;
+	int err = poll_one(cq, to_vcx_ctx(cq->ibv_cq.context), &cq->ex_wc, &cqe);
 
 	if (err == CQ_EMPTY)
 		return ENOENT;
 	if (err)
 		return EIO;
+	/* the internal timer when the device wrote it; an error CQE has none (0) */
+	if (cq->ex_want_ts)
+		cq->ex_ts = cq->ex_wc.status == IBV_WC_SUCCESS ?
+			vcx_get64(cqe, VCX_CQE_TIMESTAMP) : 0;
 	cq->ibv_cq_ex.wr_id = cq->ex_wc.wr_id;
 	cq->ibv_cq_ex.status = cq->ex_wc.status;
 	return 0;
@@ -492,7 +501,17 @@ static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return cq_ex_wc(ibcq)->dlid_path_bits;
 }
 
-/* What a CQE carries; timestamps, CVLAN, flow tag and tag matching it does not. */
+/* The device's clock cycles (device_frequency_khz) when the device wrote the CQE. */
+static uint64_t cq_ex_read_completion_ts(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct vcx_cq, ibv_cq_ex)->ex_ts;
+}
+
+/*
+ * What a CQE carries, plus the completion timestamp on a device whose CQEs carry one;
+ * wall-clock timestamps (no clock page is mapped), CVLAN, flow tag and tag matching it
+ * does not.
+ */
 #define VCX_CQ_EX_WC_FLAGS						\
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM |	\
 	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |	\
@@ -522,6 +541,10 @@ static void cq_ex_set_ops(struct vcx_cq *cq, uint64_t wc_flags)
 		ex->read_sl = cq_ex_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		ex->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) {
+		ex->read_completion_ts = cq_ex_read_completion_ts;
+		cq->ex_want_ts = true;
+	}
 }
 
 static int ring_alloc(struct vcx_context *ctx, struct vcx_cq_ring *ring, uint32_t nent)
@@ -627,7 +650,9 @@ struct ibv_cq_ex *vcx_create_cq_ex(struct ibv_context *context,
 		return NULL;
 	}
 	/* ... known features the device lacks with EOPNOTSUPP (cap cq_oi is 0). */
-	if (attr->wc_flags & ~(uint64_t)VCX_CQ_EX_WC_FLAGS ||
+	if (attr->wc_flags & ~(uint64_t)(VCX_CQ_EX_WC_FLAGS |
+					 (to_vcx_ctx(context)->completion_ts ?
+					  IBV_WC_EX_WITH_COMPLETION_TIMESTAMP : 0)) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     attr->flags & IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN)) {
 		errno = EOPNOTSUPP;

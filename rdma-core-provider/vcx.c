@@ -198,6 +198,7 @@ static struct verbs_context *vcx_alloc_context(struct ibv_device *ibdev, int cmd
 	ctx->max_inline_data = r->max_inline_data;
 	ctx->atomic_caps = r->atomic_caps;
 	ctx->mw = r->device_caps & VCX_DEVICE_CAP_MW;
+	ctx->completion_ts = r->device_caps & VCX_DEVICE_CAP_COMPLETION_TS;
 	ctx->num_ports = (uint8_t)r->num_ports;
 
 	err = vcx_map_uars(ctx, cmd_fd);

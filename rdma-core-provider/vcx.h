@@ -67,6 +67,7 @@ struct vcx_context {
 	uint32_t page_size;
 	bool single_threaded;		/* VCX_SINGLE_THREADED=1: per-queue locks elided */
 	bool mw;			/* memory windows: alloc_mw, BIND_MW, LOCAL_INV */
+	bool completion_ts;		/* CQEs carry the internal timer (create_cq_ex) */
 
 	/* From the alloc_ucontext response. */
 	uint32_t qp_tab_size;
@@ -124,6 +125,8 @@ struct vcx_cq {
 	bool resize_switched;
 	/* ibv_cq_ex: the completion start_poll/next_poll decoded, for the read_* calls */
 	struct ibv_wc ex_wc;
+	uint64_t ex_ts;			/* ... its timestamp (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP) */
+	bool ex_want_ts;
 };
 
 struct vcx_wq {

@@ -159,6 +159,11 @@ struct vcx_alloc_ucontext_resp {
 
 /* device_caps: memory windows (alloc_mw; BIND_MW and LOCAL_INV as UMR WQEs on RC/UC). */
 #define VCX_DEVICE_CAP_MW		(1u << 0)
+/*
+ * device_caps: CQEs carry the device's internal timer (device_frequency_khz is not 0;
+ * query_device's hca_core_clock gives its rate): completion timestamps of create_cq_ex.
+ */
+#define VCX_DEVICE_CAP_COMPLETION_TS	(1u << 1)
 
 #define VCX_ATOMIC_CAP_CMP_SWP		(1u << 0)	/* 8-byte compare-and-swap */
 #define VCX_ATOMIC_CAP_FETCH_ADD	(1u << 1)	/* 8-byte fetch-and-add */

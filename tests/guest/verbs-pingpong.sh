@@ -1,7 +1,7 @@
 #!/bin/bash
 # libibverbs' pingpong examples over loopback on vcx_0 (server and client on the same
 # port, RoCE v2), payload checked (-c): RC, UC, UD, and the SRQ pingpong with 16 QPs;
-# each polled and event driven (-e).
+# each polled and event driven (-e); then RC with completion timestamps (-t).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 
@@ -26,5 +26,16 @@ for ev in "" "-e"; do
 	run "ud $ev" ibv_ud_pingpong -n 200 -s 1024 -c $ev
 	run "srq $ev" ibv_srq_pingpong -n 200 -q 16 -c $ev
 done
+# completion timestamps (ibv_create_cq_ex): the device's timer in every CQE, its rate in
+# hca_core_clock; between two receive CQEs of a pingpong, time passed
+clock=$(ibv_devinfo -v -d $VCX_IBDEV | awk '/hca_core_clock:/ { print $2 }')
+[ "$clock" = 1000000kHZ ] || fail "hca_core_clock '$clock', not the device's 1000000 kHz"
+run "rc -t" ibv_rc_pingpong -n 200 -c -t
+for out in /tmp/cli.out /tmp/srv.out; do
+	avg=$(awk -F'= ' '/^Average receive completion clock cycles/ { print $2 }' $out)
+	awk -v a="${avg:-0}" 'BEGIN { exit !(a > 0) }' ||
+		{ cat $out >&2; fail "rc -t: receive CQEs carry no advancing timestamp ($out)"; }
+	echo "ok rc -t: $avg clock cycles between receive CQEs on average ($out)"
+done
 kernel_log_clean || fail "kernel warnings"
-pass "rc/uc/ud/srq pingpong (-c, polled and -e) over loopback on $VCX_IBDEV"
+pass "rc/uc/ud/srq pingpong (-c, polled and -e) and completion timestamps over loopback on $VCX_IBDEV"
