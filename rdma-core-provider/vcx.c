@@ -13,6 +13,7 @@
  * assigned to it.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -27,6 +28,32 @@ static const struct verbs_match_ent vcx_match_table[] = {
 	VERBS_PCI_MATCH(VCX_PCI_VENDOR_ID, VCX_PCI_DEVICE_ID, NULL),
 	{}
 };
+
+/*
+ * The device is this provider's when vcx.ko drives it: the vcx PCI ID above, or any
+ * other function vcx.ko was bound to (a ConnectX board through the driver's new_id),
+ * told by the PCI device's driver link. libmlx5 matches ConnectX IDs by table too, and
+ * libibverbs tries providers in the order it loaded them, so on such a board libmlx5's
+ * configuration must be absent for this one to be tried (docs/provider.md).
+ */
+static bool vcx_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char link[IBV_SYSFS_PATH_MAX + 16], target[IBV_SYSFS_PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	if (sysfs_dev->match)
+		return true;
+	if (snprintf(link, sizeof(link), "%s/device/driver", sysfs_dev->ibdev_path) >=
+	    (int)sizeof(link))
+		return false;
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = 0;
+	base = strrchr(target, '/');
+	return base && !strcmp(base + 1, "vcx");
+}
 
 static void vcx_free_context(struct ibv_context *ibctx);
 
@@ -262,6 +289,7 @@ static const struct verbs_device_ops vcx_dev_ops = {
 	.match_min_abi_version = VCX_UVERBS_ABI_VERSION,
 	.match_max_abi_version = VCX_UVERBS_ABI_VERSION,
 	.match_table = vcx_match_table,
+	.match_device = vcx_match_device,
 	.alloc_device = vcx_device_alloc,
 	.uninit_device = vcx_device_free,
 	.alloc_context = vcx_alloc_context,

@@ -24,6 +24,11 @@
 #     (completion timestamps: a positive average between receive CQEs), then
 #     ib_send_bw, ib_write_bw, ib_read_bw and ib_atomic_bw for 1 s each (a positive
 #     figure; no threshold).
+#   - RDMA between the stacks over the link (RoCE v2 frames): ibv_rc_pingpong,
+#     ibv_ud_pingpong and ibv_srq_pingpong -q 4 with -c, and rping -V over rdma_cm, first
+#     vm1 (vcx_0: vcx provider, vcx.ko) serving vm0 (mlx5_0: libmlx5, mlx5_ib), then the
+#     other way. Not perftest: Debian's links libmlx5 itself (mlx5dv), which then claims
+#     vcx_0 by its ConnectX ID whatever the configuration says.
 # Known and not checked: mlx5e's MODIFY_NIC_VPORT_CONTEXT of a VLAN allowed list and
 # mlx5_ib's MAD_IFC fail (docs/stock-mlx5.md, "Next").
 . "$(dirname "$0")/lib.sh"
@@ -181,6 +186,51 @@ if [ "$me" = 0 ]; then
 		log "$DEV (libmlx5) $t: $bw MB/s"
 	done
 fi
+
+# RDMA between the two stacks over the link, RoCE v2 frames both ways: vm0's stock
+# libmlx5 and mlx5_ib on mlx5_0, vm1's vcx provider and vcx.ko on vcx_0, each side serving
+# in turn. In vm1, libmlx5 would claim vcx_0 by its ConnectX ID before the vcx provider is
+# tried: its configuration goes, as on a board that vcx.ko drives (docs/provider.md).
+[ "$me" = 0 ] || rm -f /etc/libibverbs.d/mlx5.driver
+XG=$(vcx_roce_v2_gid $DEV "$IP4") || fail "no RoCE v2 GID of $IP4 on $DEV"
+xport=19000
+stack() { [ "$1" = 0 ] && echo "vm0 (mlx5_0, libmlx5)" || echo "vm1 (vcx_0, vcx provider)"; }
+tcp_ready() { tcp_listening $xport; }
+cm_ready() { grep -q "link $DEV/1 .*state LISTEN" <<<"$(rdma res show cm_id 2>/dev/null)"; }
+# cross_pair NAME SERVER_VM READY SERVER_CMD CLIENT_CMD: SERVER_CMD in SERVER_VM until
+# READY (a command) says it listens, then CLIENT_CMD in the other VM; both must succeed.
+cross_pair() {
+	local name=$1 srv_vm=$2 ready=$3 srv
+	xport=$((xport + 1))
+	if [ "$me" = "$srv_vm" ]; then
+		timeout 120 $4 >/tmp/x-srv.out 2>&1 &
+		srv=$!
+		wait_for "$name: the server did not listen in 60 s" 600 $ready
+		vm_signal "x$xport"
+		wait $srv || fail "$name, server on $DEV: $(tail -3 /tmp/x-srv.out)"
+		vm_wait "x$xport-done" $WAIT >/dev/null
+	else
+		vm_wait "x$xport" $WAIT >/dev/null
+		timeout 120 $5 >/tmp/x-cli.out 2>&1 ||
+			fail "$name, client on $DEV to vm$other: $(tail -3 /tmp/x-cli.out)"
+		vm_signal "x$xport-done"
+	fi
+}
+for srv_vm in 1 0; do
+	for t in "ibv_rc_pingpong -s 4096" "ibv_ud_pingpong -s 1024" \
+		"ibv_srq_pingpong -q 4 -s 4096"; do
+		args="-d $DEV -g $XG -n 200 -c -p $((xport + 1))"
+		cross_pair "$t" $srv_vm tcp_ready "$t $args" "$t $args $PEER4"
+		[ "$me" = "$srv_vm" ] && continue
+		grep -q "200 iters in" /tmp/x-cli.out || fail "$t: $(tail -2 /tmp/x-cli.out)"
+		log "$t -c, $(stack $me) to $(stack $other): $(grep -m1 'iters in' /tmp/x-cli.out)"
+	done
+	# rdma_cm: address and route resolution, connection, payload validated on both sides
+	args="-C 100 -S 1024 -V -p $((xport + 1))"
+	cross_pair rping $srv_vm cm_ready "rping -s -a $IP4 $args" "rping -c -a $PEER4 $args"
+	[ "$me" = "$srv_vm" ] || log "rping -C 100 -V, $(stack $me) to $(stack $other)"
+done
+
 kernel_log_clean || fail "kernel warnings or oopses in vm$me (above)"
 vm_signal checked
 vm_wait checked $WAIT >/dev/null
