@@ -461,7 +461,7 @@ uint8_t vcx_cmd_query_nic_vport_context(VcxState *s, VcxCmd *cmd)
     if (status) {
         return status;
     }
-    /* Address lists: unicast 0, multicast 1 (nic/vcx-nic-vport.c), VLAN 2 (empty). */
+    /* Address lists: unicast 0, multicast 1, VLAN 2 (nic/vcx-nic-vport.c). */
     if (list > 2) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_ALLOWED_LIST,
                             "allowed_list_type %u", list);

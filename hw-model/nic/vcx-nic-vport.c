@@ -3,13 +3,19 @@
  * QUERY/MODIFY_NIC_VPORT_CONTEXT the embedded switch's vport filter uses
  * (vcx-nic-rx.c). vcx-port.c handles the rest of the context and calls in here.
  *
- * MODIFY with field_select.addresses_list replaces the unicast (allowed_list_type 0) or
- * multicast (1) list with allowed_list_size entries (up to 2^log_max_current_uc_list /
- * _mc_list = 64), given after the context as 8-byte mac_address_layout entries; unicast
- * entries must be unicast addresses, multicast entries multicast ones; VLAN lists (2) are
- * not implemented. field_select.promisc sets promisc_uc, promisc_mc and promisc_all.
- * QUERY returns the list its input's allowed_list_type names, as far as the output has
- * room, and the promiscuous modes.
+ * MODIFY with field_select.addresses_list replaces the unicast (allowed_list_type 0),
+ * multicast (1) or VLAN (2) list with allowed_list_size entries (up to
+ * 2^log_max_current_uc_list / _mc_list / log_max_vlan_list = 64), given after the context
+ * as 8-byte mac_address_layout or vlan_layout entries; unicast entries must be unicast
+ * addresses, multicast entries multicast ones. field_select.promisc sets promisc_uc,
+ * promisc_mc and promisc_all. QUERY returns the list its input's allowed_list_type names,
+ * as far as the output has room, and the promiscuous modes.
+ *
+ * The MAC lists decide which frames the vport filter passes (vcx-nic-rx.c), as the
+ * e-switch forwards to a vport by them. The VLAN list is recorded and reported but
+ * filters nothing: mlx5e writes only its active VLANs there, also with rx-vlan-filter
+ * off, when every tag must still come in; a function's VLAN filtering is its own flow
+ * tables (mlx5e's VLAN table).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -45,12 +51,15 @@ uint8_t vcx_nic_lists_check(VcxState *s, VcxCmd *cmd, const uint8_t *ctx, uint32
     if (!(fs & VCX_NIC_VPORT_FS_ADDRESSES_LIST)) {
         return VCX_CMD_STAT_OK;
     }
-    if (type != VCX_NVPRT_LIST_TYPE_UC && type != VCX_NVPRT_LIST_TYPE_MC) {
+    if (type != VCX_NVPRT_LIST_TYPE_UC && type != VCX_NVPRT_LIST_TYPE_MC &&
+        type != VCX_NVPRT_LIST_TYPE_VLAN) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_LIST_TYPE,
-                            "allowed_list_type %u: unicast (0) or multicast (1) lists only",
-                            type);
+                            "allowed_list_type %u: unicast (0), multicast (1) or VLAN (2) "
+                            "lists only", type);
     }
-    max = 1u << (type == VCX_NVPRT_LIST_TYPE_UC ? VCX_NIC_LOG_UC_LIST : VCX_NIC_LOG_MC_LIST);
+    max = 1u << (type == VCX_NVPRT_LIST_TYPE_UC ? VCX_NIC_LOG_UC_LIST :
+                 type == VCX_NVPRT_LIST_TYPE_MC ? VCX_NIC_LOG_MC_LIST :
+                 VCX_NIC_LOG_VLAN_LIST);
     if (n > max) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_LIST_SIZE,
                             "allowed_list_size %u > %u", n, max);
@@ -60,7 +69,7 @@ uint8_t vcx_nic_lists_check(VcxState *s, VcxCmd *cmd, const uint8_t *ctx, uint32
                             "%u list entries announced, input of %u bytes", n,
                             cmd->in_len);
     }
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n && type != VCX_NVPRT_LIST_TYPE_VLAN; i++) {
         uint8_t mac[6];
 
         vcx_mac_of(cmd->in + list_at + i * VCX_MAC_LAYOUT_SIZE, mac);
@@ -80,7 +89,15 @@ void vcx_nic_lists_apply(VcxState *s, VcxCmd *cmd, const uint8_t *ctx, uint32_t 
 {
     VcxNic *n = vcx_nic(s);
 
-    if (fs & VCX_NIC_VPORT_FS_ADDRESSES_LIST) {
+    if (fs & VCX_NIC_VPORT_FS_ADDRESSES_LIST &&
+        vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_TYPE) == VCX_NVPRT_LIST_TYPE_VLAN) {
+        n->nvlans = vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_SIZE);
+        for (uint32_t i = 0; i < n->nvlans; i++) {
+            n->vlans[i] = vcx_get(cmd->in + list_at + i * VCX_MAC_LAYOUT_SIZE,
+                                  VCX_VLAN_LAYOUT_VLAN);
+        }
+        trace_vcx_nic_obj("vport VLAN list", "set", n->nvlans);
+    } else if (fs & VCX_NIC_VPORT_FS_ADDRESSES_LIST) {
         bool mc = vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_TYPE) == VCX_NVPRT_LIST_TYPE_MC;
         uint32_t cnt = vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_SIZE);
 
@@ -108,7 +125,8 @@ void vcx_nic_lists_query(VcxState *s, VcxCmd *cmd, uint8_t *ctx, uint32_t type,
 {
     VcxNic *n = vcx_nic(s);
     uint32_t cnt = type == VCX_NVPRT_LIST_TYPE_UC ? n->nuc :
-                   type == VCX_NVPRT_LIST_TYPE_MC ? n->nmc : 0;
+                   type == VCX_NVPRT_LIST_TYPE_MC ? n->nmc :
+                   type == VCX_NVPRT_LIST_TYPE_VLAN ? n->nvlans : 0;
     uint32_t room = cmd->out_len > list_at ?
                     (cmd->out_len - list_at) / VCX_MAC_LAYOUT_SIZE : 0;
 
@@ -121,6 +139,10 @@ void vcx_nic_lists_query(VcxState *s, VcxCmd *cmd, uint8_t *ctx, uint32_t type,
         const uint8_t *m = type == VCX_NVPRT_LIST_TYPE_UC ? n->uc[i] : n->mc[i];
         uint8_t *e = cmd->out + list_at + i * VCX_MAC_LAYOUT_SIZE;
 
+        if (type == VCX_NVPRT_LIST_TYPE_VLAN) {
+            vcx_set(e, VCX_VLAN_LAYOUT_VLAN, n->vlans[i]);
+            continue;
+        }
         vcx_set(e, VCX_MAC_LAYOUT_47_32, m[0] << 8 | m[1]);
         vcx_set(e, VCX_MAC_LAYOUT_31_0, vcx_be32_load(m + 2));
     }

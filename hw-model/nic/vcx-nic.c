@@ -194,7 +194,7 @@ void vcx_nic_reset(VcxState *s)
         n->rx_blocked = false;
         qemu_flush_queued_packets(qemu_get_queue(s->nic));
     }
-    n->nuc = n->nmc = 0;
+    n->nuc = n->nmc = n->nvlans = 0;
     n->promisc_uc = n->promisc_mc = n->promisc_all = false;
     memset(&n->st, 0, offsetof(VcxNicStats, nic_tx));
 }

@@ -54,6 +54,7 @@
 #define VCX_NIC_MAX_QCOUNTERS   8       /* max_qp_cnt */
 #define VCX_NIC_LOG_UC_LIST     6
 #define VCX_NIC_LOG_MC_LIST     6
+#define VCX_NIC_LOG_VLAN_LIST   6
 #define VCX_NIC_RSS_LOG_TBL     8       /* rss_ind_tbl_cap */
 /* Receive queue of frames from the netdev and the loopback path. */
 #define VCX_NIC_RXQ_FRAMES      256
@@ -231,6 +232,8 @@ struct VcxNic {
     uint32_t nuc;
     uint8_t mc[1 << VCX_NIC_LOG_MC_LIST][6];
     uint32_t nmc;
+    uint16_t vlans[1 << VCX_NIC_LOG_VLAN_LIST];   /* recorded and reported only */
+    uint32_t nvlans;
     bool promisc_uc, promisc_mc, promisc_all;
     VcxNicStats st;
     uint8_t frame[VCX_NIC_MAX_FRAME];   /* the frame a send WQE builds */

@@ -425,6 +425,8 @@
 #define VCX_NVPRT_LIST_TYPE_UC		0x0
 #define VCX_NVPRT_LIST_TYPE_MC		0x1
 #define VCX_NVPRT_LIST_TYPE_VLAN	0x2
+/* a VLAN list entry (vlan_layout, 8 bytes like mac_address_layout): VID in bits 11:0 */
+#define VCX_VLAN_LAYOUT_VLAN			VCX_FLD(0x014, 12)
 
 /* ---------------------------------------------------------------------------------------
  * Counters: ALLOC_Q_COUNTER / DEALLOC_Q_COUNTER / QUERY_Q_COUNTER, QUERY_VPORT_COUNTER
@@ -515,6 +517,7 @@
 #define VCX_CAP_GEN_LOG_MAX_RQT			VCX_FLD(0x38b, 5)
 #define VCX_CAP_GEN_LOG_MAX_RQT_SIZE		VCX_FLD(0x393, 5)
 #define VCX_CAP_GEN_LOG_MAX_TIS_PER_SQ		VCX_FLD(0x39b, 5)
+#define VCX_CAP_GEN_LOG_MAX_VLAN_LIST		VCX_FLD(0x3eb, 5)
 #define VCX_CAP_GEN_LOG_MAX_CURRENT_MC_LIST	VCX_FLD(0x3f3, 5)
 #define VCX_CAP_GEN_LOG_MAX_CURRENT_UC_LIST	VCX_FLD(0x3fb, 5)
 #define VCX_CAP_GEN_LOG_MAX_L2_TABLE		VCX_FLD(0x483, 5)

@@ -1174,8 +1174,28 @@ def case_vport_filter(v):
          "listed unicast and multicast delivered, other multicast not")
     check(lists(1, [other]), BAD_PARAM, synd("MODIFY_NIC_VPORT_CONTEXT", 0x23),
           "a unicast address in the multicast list: BAD_PARAM")
-    check(lists(2, []), BAD_PARAM, synd("MODIFY_NIC_VPORT_CONTEXT", 0x20),
-          "a VLAN list: BAD_PARAM")
+    check(lists(3, []), BAD_PARAM, synd("MODIFY_NIC_VPORT_CONTEXT", 0x20),
+          "allowed_list_type 3: BAD_PARAM")
+    # the VLAN list (vlan_layout: VID in the low 12 bits of an 8-byte entry) is recorded
+    # and reported; it filters nothing
+    vids = [77, 4095]
+    c = bytearray(0x100 + 8 * len(vids))
+    put(c, P["VCX_NIC_VPORT_CTX_ALLOWED_LIST_TYPE"], 2)
+    put(c, P["VCX_NIC_VPORT_CTX_ALLOWED_LIST_SIZE"], len(vids))
+    for i, vid in enumerate(vids):
+        c[0x100 + 8 * i:0x108 + 8 * i] = struct.pack(">II", 0xfff00000 | vid, 0)
+    check(v.cmd("MODIFY_NIC_VPORT_CONTEXT", in_len=0x200 + 8 * len(vids),
+                fields=[(P["VCX_MODIFY_NIC_VPORT_CTX_IN_FIELD_SELECT"], 1 << 2)],
+                payload={0x100: bytes(c)}), OK, 0, "MODIFY_NIC_VPORT_CONTEXT VLAN list 77, 4095")
+    r = v.cmd("QUERY_NIC_VPORT_CONTEXT", out_len=0x110 + 64,
+              fields=[(P["VCX_QUERY_NIC_VPORT_CTX_IN_ALLOWED_LIST_TYPE"], 2)])
+    t.eq((get(r.out, P["VCX_NIC_VPORT_CTX_ALLOWED_LIST_SIZE"], 0x10),
+          [struct.unpack_from(">I", r.out, 0x110 + 8 * i)[0] for i in range(2)]),
+         (2, vids), "QUERY_NIC_VPORT_CONTEXT reports the VLAN list (VIDs only)")
+    rx_frame(v, su, eth(MAC, PEER, 0x8100, struct.pack(">HH", 5, 0x88b5) + b"v" * 50))
+    t.eq(len(su.rcq.poll_all()), 1, "a frame tagged with VID 5, not in the list: delivered")
+    check(lists(2, [other] * 65), BAD_PARAM, synd("MODIFY_NIC_VPORT_CONTEXT", 0x21),
+          "65 VLAN entries: BAD_PARAM")
     check(lists(0, [other] * 65), BAD_PARAM, synd("MODIFY_NIC_VPORT_CONTEXT", 0x21),
           "65 unicast entries: BAD_PARAM")
     r = v.cmd("QUERY_NIC_VPORT_CONTEXT", out_len=0x110 + 64,
