@@ -155,6 +155,8 @@ static const VcxCapValue vcx_cap_values[] = {
      * CQEs and error NAKs of both sides (vcx_req_fail, vcx_post_resp_err, vcx-flush.c,
      * the remote access NAKs of vcx-resp.c and roce/vcx-roce-resp.c) */
     GEN(OUT_OF_SEQ_CNT, 1, 1),
+    /* QUERY_VPORT_COUNTER (nic/vcx-nic-counters.c), its ib counters the RoCE frames */
+    GEN(VPORT_COUNTERS, 1, 1),
     GEN(RETRANSMISSION_Q_COUNTERS, 1, 1),
     GEN(ENHANCED_ERROR_Q_COUNTERS, 1, 1),
     GEN(LOG_MAX_CURRENT_UC_LIST, VCX_NIC_LOG_UC_LIST, VCX_NIC_LOG_UC_LIST),

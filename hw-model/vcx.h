@@ -136,7 +136,7 @@ typedef struct VcxPort {
  * the device's reset, and per PPCNT group the values at its last clear.
  */
 #define VCX_PCNT_BINS           10      /* RFC 2819 frame size bins */
-#define VCX_PCNT_GROUPS         5
+#define VCX_PCNT_GROUPS         6
 enum {
     VCX_PC_TX_FRAMES, VCX_PC_TX_OCTETS, VCX_PC_TX_MC, VCX_PC_TX_BC,
     VCX_PC_RX_FRAMES, VCX_PC_RX_OCTETS, VCX_PC_RX_MC, VCX_PC_RX_BC,

@@ -204,6 +204,14 @@ uint8_t vcx_cmd_query_vport_counter(VcxState *s, VcxCmd *cmd)
                 clear);
     vcx_traffic(o, VCX_VPORT_CNT_TRANSMIT_ERRORS_AT, &st->tx_err_pkts, &st->tx_err_bytes,
                 clear);
+    vcx_traffic(o, VCX_VPORT_CNT_RX_IB_UNICAST_AT, &st->rx_ib_uc_pkts, &st->rx_ib_uc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_TX_IB_UNICAST_AT, &st->tx_ib_uc_pkts, &st->tx_ib_uc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_RX_IB_MULTICAST_AT, &st->rx_ib_mc_pkts, &st->rx_ib_mc_bytes,
+                clear);
+    vcx_traffic(o, VCX_VPORT_CNT_TX_IB_MULTICAST_AT, &st->tx_ib_mc_pkts, &st->tx_ib_mc_bytes,
+                clear);
     vcx_traffic(o, VCX_VPORT_CNT_RX_ETH_BROADCAST_AT, &st->rx_bc_pkts, &st->rx_bc_bytes,
                 clear);
     vcx_traffic(o, VCX_VPORT_CNT_TX_ETH_BROADCAST_AT, &st->tx_bc_pkts, &st->tx_bc_bytes,

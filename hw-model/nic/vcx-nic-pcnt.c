@@ -10,8 +10,11 @@
  * netdev carries no FCS and no pad). The size histogram (RFC 2819) uses that length.
  *
  * Groups: IEEE 802.3 (0x00), RFC 2863 (0x01), RFC 2819 (0x02), per priority (0x10, the
- * frame's VLAN PCP, 0 untagged) and physical layer (0x12). Counters a virtual link
- * cannot have (FCS, alignment, symbol and FEC errors, collisions, pause frames) read 0.
+ * frame's VLAN PCP, 0 untagged), physical layer (0x12) and InfiniBand port counters
+ * (0x20: mlx5_ib answers IBTA PortCounters MADs from it, on Ethernet ports too; IBTA
+ * 16.1.3.5, the counters stop at their maximum). Counters a virtual link cannot have
+ * (FCS, alignment, symbol and FEC errors, collisions, pause frames, link integrity and
+ * VL15) read 0.
  * Errors: frames the MAC takes no further, runts (< 14 bytes: undersize) and frames over
  * the largest frame (PMTU max_mtu + 18: too long); discards: frames received while the
  * firmware is dead. The counters start at 0 at every reset of the device (not at a
@@ -145,7 +148,7 @@ void vcx_pcnt_reset(VcxState *s)
  */
 
 typedef enum VcxPcntGroup {
-    VCX_PG_802_3, VCX_PG_2863, VCX_PG_2819, VCX_PG_PRIO, VCX_PG_PHYS,
+    VCX_PG_802_3, VCX_PG_2863, VCX_PG_2819, VCX_PG_PRIO, VCX_PG_PHYS, VCX_PG_IB,
 } VcxPcntGroup;
 
 typedef struct VcxPcntView {
@@ -232,6 +235,17 @@ static void vcx_ppcnt_phys(const VcxPcntView *v, int64_t now_ms)
     stl_be_p(v->set + VCX_PPCNT_PHYS_LINK_DOWN_EVENTS, vcx_pv(v, VCX_PC_LINK_DOWN));
 }
 
+/*
+ * IBTA PortCounters (16.1.3.5) of the port: LinkDownedCounter the link's downs,
+ * PortRcvErrors the frames the MAC took no further; both saturate.
+ */
+static void vcx_ppcnt_ib(const VcxPcntView *v)
+{
+    vcx_set(v->set, VCX_PPCNT_IB_LINK_DOWNED, MIN(vcx_pv(v, VCX_PC_LINK_DOWN), UINT8_MAX));
+    vcx_set(v->set, VCX_PPCNT_IB_PORT_RCV_ERRORS,
+            MIN(vcx_pv(v, VCX_PC_RX_UNDERSIZE) + vcx_pv(v, VCX_PC_RX_TOO_LONG), UINT16_MAX));
+}
+
 /* The counters a group's clr clears (the per-priority group: those of one priority). */
 static bool vcx_pcnt_in_group(VcxPcntGroup g, uint32_t id, uint32_t prio)
 {
@@ -242,6 +256,8 @@ static bool vcx_pcnt_in_group(VcxPcntGroup g, uint32_t id, uint32_t prio)
                id == VCX_PC_PRIO_RX_DISCARDS + prio;
     case VCX_PG_PHYS:
         return id == VCX_PC_LINK_DOWN;
+    case VCX_PG_IB:
+        return id == VCX_PC_LINK_DOWN || id == VCX_PC_RX_UNDERSIZE || id == VCX_PC_RX_TOO_LONG;
     default:
         return id < VCX_PC_PRIO_RX_FRAMES;
     }
@@ -286,10 +302,13 @@ static uint8_t vcx_ppcnt(VcxState *s, VcxCmd *cmd, const uint8_t *in, uint8_t *o
     case VCX_PPCNT_GRP_PHYS_LAYER:
         v.g = VCX_PG_PHYS;
         break;
+    case VCX_PPCNT_GRP_IB_PORT:
+        v.g = VCX_PG_IB;
+        break;
     default:
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_PPCNT_GRP,
                             "PPCNT counter group 0x%x not supported (0x0, 0x1, 0x2, 0x10, "
-                            "0x12)", grp);
+                            "0x12, 0x20)", grp);
     }
     if (write && !vcx_get(in, VCX_PPCNT_CLR)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_PPCNT_WRITE,
@@ -314,6 +333,9 @@ static uint8_t vcx_ppcnt(VcxState *s, VcxCmd *cmd, const uint8_t *in, uint8_t *o
         break;
     case VCX_PG_PHYS:
         vcx_ppcnt_phys(&v, now);
+        break;
+    case VCX_PG_IB:
+        vcx_ppcnt_ib(&v);
         break;
     }
     if (vcx_get(in, VCX_PPCNT_CLR)) {

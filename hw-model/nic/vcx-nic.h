@@ -213,6 +213,10 @@ typedef struct VcxNicStats {
     uint64_t tx_uc_pkts, tx_uc_bytes, tx_mc_pkts, tx_mc_bytes, tx_bc_pkts, tx_bc_bytes;
     uint64_t rx_err_pkts, rx_err_bytes, tx_err_pkts, tx_err_bytes;
     uint64_t lb_pkts, lb_bytes;
+    /* RoCE frames of the RDMA engine (the vport counters' "ib" set), to or from the wire
+     * or looped; a message the loopback engine moves whole is no frame and counts nothing */
+    uint64_t rx_ib_uc_pkts, rx_ib_uc_bytes, rx_ib_mc_pkts, rx_ib_mc_bytes;
+    uint64_t tx_ib_uc_pkts, tx_ib_uc_bytes, tx_ib_mc_pkts, tx_ib_mc_bytes;
     /* since creation, never cleared */
     uint64_t nic_tx, nic_rx, nic_rx_drop, roce_rx_drop;
 } VcxNicStats;

@@ -484,6 +484,10 @@
 #define VCX_PPCNT_GRP_RFC_2819		0x02
 #define VCX_PPCNT_GRP_PER_PRIO		0x10
 #define VCX_PPCNT_GRP_PHYS_LAYER	0x12
+#define VCX_PPCNT_GRP_IB_PORT		0x20	/* InfiniBand port counters (IBTA PortCounters) */
+/* the IB port counters group: narrow counters at these places of the counter set */
+#define VCX_PPCNT_IB_LINK_DOWNED	VCX_FLD(0x18, 8)	/* link_downed_counter */
+#define VCX_PPCNT_IB_PORT_RCV_ERRORS	VCX_FLD(0x20, 16)	/* port_rcv_errors */
 /* 64-bit counters: their index in the counter set (byte 8 * index), by group */
 #define VCX_PPCNT_802_3_FRAMES_TX	0	/* a_frames_transmitted_ok */
 #define VCX_PPCNT_802_3_FRAMES_RX	1	/* a_frames_received_ok */

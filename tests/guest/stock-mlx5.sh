@@ -30,7 +30,8 @@
 #     other way. Not perftest: Debian's links libmlx5 itself (mlx5dv), which then claims
 #     vcx_0 by its ConnectX ID whatever the configuration says.
 #   - vm0: no failed MODIFY_NIC_VPORT_CONTEXT (mlx5e's VLAN list as VLAN 77 comes and goes).
-# Known and not checked: mlx5_ib's MAD_IFC fails (docs/stock-mlx5.md, "Next").
+#   - vm0: mlx5_0's port counters (ib_core's PMA counters) count the RDMA traffic, every
+#     one of them reads, and mlx5_core logged no failed command at all.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/bringup-common.sh"      # vcx_state, state_field
 . "$(dirname "$0")/verbs-common.sh"        # vcx_roce_v2_gid
@@ -234,6 +235,22 @@ for srv_vm in 1 0; do
 	cross_pair rping $srv_vm cm_ready "rping -s -a $IP4 $args" "rping -c -a $PEER4 $args"
 	[ "$me" = "$srv_vm" ] || log "rping -C 100 -V, $(stack $me) to $(stack $other)"
 done
+if [ "$me" = 0 ]; then
+	# ib_core's port counters: mlx5_ib answers the PMA from QUERY_VPORT_COUNTER's ib
+	# counters (the cap vport_counters), the RoCE frames of the port
+	cnt=/sys/class/infiniband/$DEV/ports/1/counters
+	for c in port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets; do
+		v=$(cat $cnt/$c 2>/dev/null)
+		[ "${v:-0}" -gt 0 ] 2>/dev/null || fail "$DEV's $c is '${v:-missing}' after RDMA"
+	done
+	for f in $cnt/*; do	# the error counters come from PPCNT's IB port counters group
+		cat "$f" >/dev/null || fail "reading $f failed"
+	done
+	log "$DEV port counters: xmit $(cat $cnt/port_xmit_packets) packets" \
+		"$(($(cat $cnt/port_xmit_data) * 4)) bytes, rcv $(cat $cnt/port_rcv_packets)" \
+		"packets $(($(cat $cnt/port_rcv_data) * 4)) bytes"
+	! dmesg | grep "mlx5_cmd_out_err" || fail "mlx5_core logged failed commands (above)"
+fi
 
 kernel_log_clean || fail "kernel warnings or oopses in vm$me (above)"
 vm_signal checked

@@ -97,10 +97,18 @@ def ppcnt(v, grp, prio=0, clr=0, write=False, port=1, pnat=0):
     return r, list(struct.unpack_from(">31Q", r.out, 16 + 8)) if len(r.out) >= 272 else []
 
 
+def ib_port_counters(v, clr=0):
+    """PPCNT's InfiniBand port counters group (0x20): (link_downed, port_rcv_errors)."""
+    r = ppcnt(v, 0x20, clr=clr)[0]
+    t.eq(r.status, 0, "PPCNT IB port counters group%s" % (" with clr" if clr else ""))
+    return r.out[16 + 8 + 3], struct.unpack_from(">H", r.out, 16 + 8 + 4)[0]
+
+
 def case_ppcnt(v):
     """PPCNT: the port's counters at the MAC, both ways, by group, with clr per group."""
     su = Setup(v)
     v.sock.drain()
+    ib_before = ib_port_counters(v)
     before = {g: ppcnt(v, n)[1] for g, n in PPCNT_GROUPS.items() if g != "prio"}
     prio_before = {p: ppcnt(v, 0x10, p)[1] for p in (0, 3, 5)}
     # out: a unicast frame of 100 bytes, a 42-byte broadcast (padded), a tagged multicast
@@ -148,6 +156,10 @@ def case_ppcnt(v):
     for up in (False, True, False, True):
         v.qt.qom_set(DEV_PATH, "link", up)
     t.eq(link_downs() - n0, 2, "physical layer: two link down events")
+    ib = ib_port_counters(v, clr=1)
+    t.eq((ib[0] - ib_before[0], ib[1] - ib_before[1]), (2, 2),
+         "IB port counters: link_downed 2, port_rcv_errors 2 (the runt and the too long)")
+    t.eq(ib_port_counters(v), (0, 0), "IB port counters after clr: 0")
     # clr: a query returns the values, then that group (only) starts again from 0
     r, c = ppcnt(v, 0x00, clr=1)
     t.ok(r.status == 0 and c[0] >= 3, "802.3 query with clr: the values before the clear")

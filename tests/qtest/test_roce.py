@@ -346,6 +346,35 @@ def case_rc_send(v):
     t.ok(cq.poll() is not None, "and its ACK completes it")
 
 
+def case_vport_counters(v):
+    """QUERY_VPORT_COUNTER's ib counters count the RoCE frames of the port (what mlx5_ib's
+    PMA reads for the port_xmit/rcv counters); the eth counters leave them out."""
+    pd, buf, key, cq = setup(v)
+    qp = v.wire_qp("RC", pd, cq)
+    c0 = v.vport_counters()
+    v.qt.memwrite(buf, pattern(600, 3))
+    qp.post_send(SEND, dseg(buf, 600, key))
+    sent = [v.sock.recv(2.0) for _ in range(3)]
+    t.ok(all(sent), "SEND of 600 bytes at MTU 256: 3 frames")
+    ack = frame(0x11, qp.qpn, 0x102, ext=aeth(0x1f, 1))
+    v.inject(frame(0x11, qp.qpn, 0x102, ext=aeth(0x1f, 1), bad_icrc=True))
+    v.inject(ack)
+    t.ok(cq.poll() is not None, "the ACK completes it")
+    c1 = v.vport_counters(clear=1)
+
+    def delta(name):
+        return tuple(b - a for a, b in zip(c0[name], c1[name]))
+    t.eq((delta("tx_ib_unicast"), delta("rx_ib_unicast")),
+         ((3, sum(len(f) for f in sent if f)), (1, len(ack))),
+         "transmitted_ib_unicast: the 3 frames and their bytes; received_ib_unicast: the "
+         "ACK, not the one with a bad ICRC")
+    t.eq([delta(n) for n in ("tx_eth_unicast", "rx_eth_unicast", "tx_ib_multicast",
+                             "rx_ib_multicast")], [(0, 0)] * 4,
+         "the eth counters and the ib multicast counters did not move")
+    t.eq((v.vport_counters()["tx_ib_unicast"], v.vport_counters()["rx_ib_unicast"]),
+         ((0, 0), (0, 0)), "clear: they start again from 0")
+
+
 def case_rc_write_read_atomic(v):
     pd, buf, key, cq = setup(v)
     qp = v.wire_qp("RC", pd, cq)
@@ -1417,7 +1446,8 @@ def case_loopback_frames():
 def main():
     v = Wire()
     try:
-        for name, fn in (("RC SEND", case_rc_send), ("RC WRITE/READ/atomic",
+        for name, fn in (("RC SEND", case_rc_send), ("vport counters", case_vport_counters),
+                         ("RC WRITE/READ/atomic",
                                                       case_rc_write_read_atomic),
                          ("UD SEND", case_ud_send), ("GSI", case_gsi), ("UC", case_uc),
                          ("responder", case_responder), ("RTR responder", case_rtr_responder),
