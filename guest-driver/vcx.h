@@ -230,6 +230,7 @@ int vcx_fw_query_caps(struct vcx_dev *vdev);
 int vcx_fw_query_adapter(struct vcx_dev *vdev);
 int vcx_fw_alloc_uar(struct vcx_dev *vdev);
 void vcx_fw_dealloc_uar(struct vcx_dev *vdev);
+int vcx_query_ppcnt(struct vcx_dev *vdev, u32 grp, u8 *reg);
 
 /* vcx_pagealloc.c */
 int vcx_pagealloc_init(struct vcx_dev *vdev);

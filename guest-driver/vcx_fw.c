@@ -119,6 +119,30 @@ int vcx_fw_set_host_endianness(struct vcx_dev *vdev)
 	return vcx_cmd_exec(vdev, in, sizeof(in), out, sizeof(out));
 }
 
+/* ACCESS_REG PPCNT (read) of counter group grp of port 1 into reg (VCX_REG_PPCNT_LEN). */
+int vcx_query_ppcnt(struct vcx_dev *vdev, u32 grp, u8 *reg)
+{
+	const unsigned int len = VCX_ACCESS_REG_HDR_LEN + VCX_REG_PPCNT_LEN;
+	u8 *in, *out, *data;
+	int err;
+
+	in = kzalloc(2 * len, GFP_KERNEL);
+	if (!in)
+		return -ENOMEM;
+	out = in + len;
+	data = vcx_ptr(in, VCX_ACCESS_REG_IN_DATA);
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ACCESS_REG);
+	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_ACCESS_REG_OP_MOD_READ);
+	vcx_set(in, VCX_ACCESS_REG_IN_REGISTER_ID, VCX_REG_PPCNT);
+	vcx_set(data, VCX_PPCNT_LOCAL_PORT, 1);
+	vcx_set(data, VCX_PPCNT_GRP, grp);
+	err = vcx_cmd_exec(vdev, in, len, out, len);
+	if (!err)
+		memcpy(reg, vcx_ptr(out, VCX_ACCESS_REG_OUT_DATA), VCX_REG_PPCNT_LEN);
+	kfree(in);
+	return err;
+}
+
 /* QUERY_HCA_CAP of one type and mode; cap receives the 4 KiB capability page. */
 static int vcx_fw_query_cap(struct vcx_dev *vdev, u16 type, u16 mode, u8 *cap)
 {

@@ -773,6 +773,7 @@ static const struct ib_device_ops vcx_ib_dev_ops = {
 	.post_srq_recv = vcx_post_srq_recv,
 	.query_device = vcx_ib_query_device,
 	.query_pkey = vcx_ib_query_pkey,
+	.process_mad = vcx_ib_process_mad,
 	.query_port = vcx_ib_query_port,
 	.query_qp = vcx_query_qp,
 	.query_srq = vcx_query_srq,

@@ -338,6 +338,12 @@ static inline struct vcx_dev *ibdev_to_vdev(struct ib_device *ibdev)
 
 #define vcx_cap(vdev, fld)	vcx_get((vdev)->caps.general, VCX_CAP_GEN_##fld)
 
+/* vcx_mad.c */
+int vcx_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		       const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		       const struct ib_mad *in, struct ib_mad *out, size_t *out_mad_size,
+		       u16 *out_mad_pkey_index);
+
 /* vcx_counters.c */
 void vcx_counters_init(struct vcx_ib_dev *ibd);
 void vcx_counters_cleanup(struct vcx_ib_dev *ibd);

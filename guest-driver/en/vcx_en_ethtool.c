@@ -64,30 +64,6 @@ int vcx_en_query_vport_counters(struct vcx_en_priv *priv)
 	return err;
 }
 
-/* PPCNT: one counter group of the port (reg: the 256-byte register as read). */
-static int vcx_en_query_ppcnt(struct vcx_dev *vdev, u32 grp, u8 *reg)
-{
-	const unsigned int len = VCX_ACCESS_REG_HDR_LEN + VCX_REG_PPCNT_LEN;
-	u8 *in, *out, *data;
-	int err;
-
-	in = kzalloc(2 * len, GFP_KERNEL);
-	if (!in)
-		return -ENOMEM;
-	out = in + len;
-	data = vcx_ptr(in, VCX_ACCESS_REG_IN_DATA);
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_ACCESS_REG);
-	vcx_set(in, VCX_CMD_IN_OP_MOD, VCX_ACCESS_REG_OP_MOD_READ);
-	vcx_set(in, VCX_ACCESS_REG_IN_REGISTER_ID, VCX_REG_PPCNT);
-	vcx_set(data, VCX_PPCNT_LOCAL_PORT, 1);
-	vcx_set(data, VCX_PPCNT_GRP, grp);
-	err = vcx_cmd_exec(vdev, in, len, out, len);
-	if (!err)
-		memcpy(reg, vcx_ptr(out, VCX_ACCESS_REG_OUT_DATA), VCX_REG_PPCNT_LEN);
-	kfree(in);
-	return err;
-}
-
 /* Counter i (a 64-bit value) of a PPCNT counter set. */
 static u64 vcx_en_ppcnt_ctr(const u8 *reg, u32 i)
 {
@@ -137,7 +113,7 @@ static int vcx_en_query_phy(struct vcx_en_priv *priv, u8 *regs)
 	int i, err;
 
 	for (i = 0; i < ARRAY_SIZE(vcx_en_phy_groups); i++) {
-		err = vcx_en_query_ppcnt(priv->vdev, vcx_en_phy_groups[i],
+		err = vcx_query_ppcnt(priv->vdev, vcx_en_phy_groups[i],
 					 regs + i * VCX_REG_PPCNT_LEN);
 		if (err)
 			return err;
@@ -180,7 +156,7 @@ static u8 *vcx_en_read_ppcnt(struct net_device *ndev, u32 grp)
 {
 	u8 *reg = kzalloc(VCX_REG_PPCNT_LEN, GFP_KERNEL);
 
-	if (reg && vcx_en_query_ppcnt(vcx_en_priv(ndev)->vdev, grp, reg)) {
+	if (reg && vcx_query_ppcnt(vcx_en_priv(ndev)->vdev, grp, reg)) {
 		kfree(reg);
 		return NULL;
 	}

@@ -486,8 +486,18 @@
 #define VCX_PPCNT_GRP_PHYS_LAYER	0x12
 #define VCX_PPCNT_GRP_IB_PORT		0x20	/* InfiniBand port counters (IBTA PortCounters) */
 /* the IB port counters group: narrow counters at these places of the counter set */
-#define VCX_PPCNT_IB_LINK_DOWNED	VCX_FLD(0x18, 8)	/* link_downed_counter */
-#define VCX_PPCNT_IB_PORT_RCV_ERRORS	VCX_FLD(0x20, 16)	/* port_rcv_errors */
+#define VCX_PPCNT_IB_SYMBOL_ERRORS		VCX_FLD(0x00, 16)
+#define VCX_PPCNT_IB_LINK_ERROR_RECOVERY	VCX_FLD(0x10, 8)
+#define VCX_PPCNT_IB_LINK_DOWNED		VCX_FLD(0x18, 8)
+#define VCX_PPCNT_IB_PORT_RCV_ERRORS		VCX_FLD(0x20, 16)
+#define VCX_PPCNT_IB_RCV_REMPHYS_ERRORS		VCX_FLD(0x30, 16)
+#define VCX_PPCNT_IB_RCV_SWITCH_RELAY_ERRORS	VCX_FLD(0x40, 16)
+#define VCX_PPCNT_IB_XMIT_DISCARDS		VCX_FLD(0x50, 16)
+#define VCX_PPCNT_IB_XMIT_CONSTRAINT_ERRORS	VCX_FLD(0x60, 8)
+#define VCX_PPCNT_IB_RCV_CONSTRAINT_ERRORS	VCX_FLD(0x68, 8)
+#define VCX_PPCNT_IB_LINK_OVERRUN_ERRORS	VCX_FLD(0x78, 8)	/* local link 7:4, overrun 3:0 */
+#define VCX_PPCNT_IB_VL15_DROPPED		VCX_FLD(0x90, 16)
+#define VCX_PPCNT_IB_XMIT_WAIT			VCX_FLD(0x120, 32)
 /* 64-bit counters: their index in the counter set (byte 8 * index), by group */
 #define VCX_PPCNT_802_3_FRAMES_TX	0	/* a_frames_transmitted_ok */
 #define VCX_PPCNT_802_3_FRAMES_RX	1	/* a_frames_received_ok */

@@ -8,13 +8,18 @@
 #   multicast); the suite's ulp-loopback-frames test names kernel ULP scripts.
 # Then the device's counters (its state property) must show it: thousands of frames
 # sent, every one received (none lost in the loop: a full receive queue or a frame to a
-# wire there is not would leave it short), no ICRC error, none malformed.
+# wire there is not would leave it short), no ICRC error, none malformed; and ib_core's
+# port counters (PMA) count exactly those frames.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 . "$(dirname "$0")/bringup-common.sh"
 
 lb=$(images/vcx-hostcall hmp "qom-get $VCX_QOM loopback-frames" | tr -d '"\r ')
 [ "$lb" = true ] || fail "boot with --vcx-props loopback-frames=on (the property reads '$lb')"
+# ib_core's port counters (the PMA, answered by vcx.ko from the device's vport counters)
+pma=/sys/class/infiniband/$VCX_IBDEV/ports/1/counters
+pma_read() { cat $pma/port_xmit_packets $pma/port_rcv_packets $pma/port_xmit_data; }
+p0=($(pma_read)) || fail "reading $pma"
 s0=$(vcx_state)
 scripts=("$@")
 [ ${#scripts[@]} -gt 0 ] || scripts=(verbs-pingpong verbs-perftest verbs-kmod verbs-rdmacm)
@@ -31,4 +36,13 @@ echo "frames: sent $tx, received $rx, ICRC errors $(d roce_icrc_err)," \
 [ "$rx" = "$tx" ] || fail "$tx frames sent but $rx received: $s1"
 [ "$(d roce_icrc_err)" = 0 ] && [ "$(d roce_malformed)" = 0 ] ||
 	fail "looped frames failed their checks: $s1"
+p1=($(pma_read)) || fail "reading $pma"
+for f in $pma/*; do
+	cat "$f" >/dev/null || fail "reading $f failed"
+done
+echo "PMA: port_xmit_packets +$((p1[0] - p0[0])), port_rcv_packets +$((p1[1] - p0[1]))," \
+	"port_xmit_data +$(((p1[2] - p0[2]) * 4)) bytes"
+[ $((p1[0] - p0[0])) = "$tx" ] && [ $((p1[1] - p0[1])) = "$rx" ] ||
+	fail "the port counters (PMA) do not count the frames: $(grep . $pma/*)"
+[ $((p1[2] - p0[2])) -gt "$tx" ] || fail "port_xmit_data did not grow with the frames"
 pass "${scripts[*]} over frames looped inside $VCX_IBDEV"
