@@ -452,8 +452,10 @@ static int vcx_ib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udat
 	resp.cqe_version = 0;
 	resp.atomic_caps = ibd->atomic_caps;
 	resp.device_caps = ibd->mw ? VCX_DEVICE_CAP_MW : 0;
-	if (vcx_cap(ibd->vdev, DEVICE_FREQUENCY_KHZ))
+	if (vcx_cap(ibd->vdev, DEVICE_FREQUENCY_KHZ)) {
 		resp.device_caps |= VCX_DEVICE_CAP_COMPLETION_TS;
+		resp.hca_core_clock_offset = VCX_ISEG_INTERNAL_TIMER_H & (PAGE_SIZE - 1);
+	}
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (err)
 		goto err_uars;
@@ -496,6 +498,30 @@ static void vcx_ib_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	kfree(entry);
 }
 
+/*
+ * The internal timer's page for ibv_query_rt_values (as mlx5_ib maps its core clock): read
+ * only, no entry to track, nothing in the page a read can change.
+ */
+static int vcx_ib_mmap_clock(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct vcx_dev *vdev = ibdev_to_vdev(ibuc->device);
+	phys_addr_t pfn;
+
+	if (!vcx_cap(vdev, DEVICE_FREQUENCY_KHZ) || vcx_mmap_index(vma->vm_pgoff) ||
+	    vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_clear(vma, VM_MAYWRITE);
+#else
+	vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+	pfn = (pci_resource_start(vdev->pdev, 0) + VCX_ISEG_INTERNAL_TIMER_H) >> PAGE_SHIFT;
+	return rdma_user_mmap_io(ibuc, vma, pfn, PAGE_SIZE, pgprot_noncached(vma->vm_page_prot),
+				 NULL);
+}
+
 static int vcx_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
 	struct vcx_dev *vdev = ibdev_to_vdev(ibuc->device);
@@ -504,6 +530,8 @@ static int vcx_ib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	phys_addr_t pfn;
 	int err;
 
+	if (vcx_mmap_cmd(vma->vm_pgoff) == VCX_MMAP_CORE_CLOCK)
+		return vcx_ib_mmap_clock(ibuc, vma);
 	if (vcx_mmap_cmd(vma->vm_pgoff) != VCX_MMAP_UAR)
 		return -EINVAL;
 	if (vma->vm_end - vma->vm_start != PAGE_SIZE)

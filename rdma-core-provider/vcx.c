@@ -56,10 +56,12 @@ static bool vcx_match_device(struct verbs_sysfs_dev *sysfs_dev)
 }
 
 static void vcx_free_context(struct ibv_context *ibctx);
+static int vcx_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *values);
 
 static const struct verbs_context_ops vcx_ctx_ops = {
 	.query_device_ex = vcx_query_device_ex,
 	.query_port = vcx_query_port,
+	.query_rt_values = vcx_query_rt_values,
 
 	.alloc_pd = vcx_alloc_pd,
 	.dealloc_pd = vcx_dealloc_pd,
@@ -147,6 +149,51 @@ static int vcx_map_uars(struct vcx_context *ctx, int cmd_fd)
 		ctx->uar[i] = p;
 	}
 	return 0;
+}
+
+/*
+ * The device's internal timer (ibv_query_rt_values_ex's raw clock), read high, low, high
+ * so that a carry between the two reads is seen, as libmlx5 reads it.
+ */
+static int vcx_query_rt_values(struct ibv_context *ibctx, struct ibv_values_ex *values)
+{
+	struct vcx_context *ctx = to_vcx_ctx(ibctx);
+	const volatile __be32 *t = ctx->clock;
+	uint32_t hi, lo, i;
+
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (!(values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK))
+		return 0;
+	if (!t)
+		return EOPNOTSUPP;
+	for (i = 0; i < 3; i++) {
+		hi = be32toh(t[0]);
+		lo = be32toh(t[1]);
+		if (be32toh(t[0]) == hi)
+			break;
+	}
+	if (i == 3)
+		return EAGAIN;
+	values->raw_clock.tv_sec = 0;
+	values->raw_clock.tv_nsec = (uint64_t)hi << 32 | lo;
+	values->comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	return 0;
+}
+
+/* With completion timestamps, the timer's page; without it raw clock reads fail. */
+static void vcx_map_clock(struct vcx_context *ctx, int cmd_fd, uint32_t offset)
+{
+	void *p;
+
+	if (!ctx->completion_ts || offset > ctx->page_size - 8)
+		return;
+	p = mmap(NULL, ctx->page_size, PROT_READ, MAP_SHARED, cmd_fd,
+		 vcx_mmap_offset(VCX_MMAP_CORE_CLOCK, 0, ctx->page_size));
+	if (p == MAP_FAILED)
+		return;
+	ctx->clock_page = p;
+	ctx->clock = (const uint8_t *)p + offset;
 }
 
 static int vcx_init_bfregs(struct vcx_context *ctx, uint32_t bfregs_per_uar,
@@ -238,6 +285,7 @@ static struct verbs_context *vcx_alloc_context(struct ibv_device *ibdev, int cmd
 		errno = err;
 		goto err_unmap;
 	}
+	vcx_map_clock(ctx, cmd_fd, r->hca_core_clock_offset);
 	pthread_mutex_init(&ctx->table_mutex, NULL);
 	vcx_db_pool_init(&ctx->db_pool, ctx->page_size, ctx->cache_line_size);
 
@@ -264,6 +312,8 @@ static void vcx_free_context(struct ibv_context *ibctx)
 	for (i = 0; i < ctx->tot_bfregs; i++)
 		vcx_spinlock_destroy(&ctx->bfregs[i].lock);
 	free(ctx->bfregs);
+	if (ctx->clock_page)
+		munmap(ctx->clock_page, ctx->page_size);
 	vcx_unmap_uars(ctx);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);

@@ -86,6 +86,8 @@ struct vcx_context {
 	uint8_t num_ports;
 
 	void **uar;			/* num_uars mapped UAR pages */
+	void *clock_page;		/* the internal timer's page (read only), or NULL */
+	const void *clock;		/* internal_timer_h in it, _l after it */
 	struct vcx_bfreg *bfregs;	/* tot_bfregs doorbell registers */
 
 	/* CQEs name QPs and SRQs by number. */

@@ -20,7 +20,10 @@
  *                 uar_index * 4 KiB. Each UAR page holds VCX_UAR_BFREGS_PER_PAGE doorbell
  *                 ("bfreg") registers (prm-wqe.h); bfreg b is register b % 4 of page b / 4.
  *                 CQ doorbells of every CQ of the context go through UAR page 0 (its
- *                 uar_page is given to CREATE_CQ).
+ *                 uar_page is given to CREATE_CQ). With device_caps COMPLETION_TS the
+ *                 library may also map, read only, the page of BAR0 that holds the
+ *                 internal timer (VCX_MMAP_CORE_CLOCK, index 0), the timer at
+ *                 resp.hca_core_clock_offset in it.
  * alloc_pd        resp.pdn is the PRM PD number (the library puts nothing of it in WQEs
  *                 today, but the field exists for direct-verbs style users).
  * reg_mr          no driver data: lkey/rkey come in the core response.
@@ -90,6 +93,11 @@
 #define VCX_MMAP_CMD_SHIFT	8
 #define VCX_MMAP_INDEX_MASK	0xffu
 #define VCX_MMAP_UAR		0	/* UAR page <index> of the context, mapped uncached */
+/*
+ * The page of BAR0 with the internal timer (init segment 0x1000), read only and uncached,
+ * index 0; only with device_caps VCX_DEVICE_CAP_COMPLETION_TS. mlx5's command number.
+ */
+#define VCX_MMAP_CORE_CLOCK	5
 
 static inline uint64_t vcx_mmap_offset(uint32_t cmd, uint32_t index, uint64_t page_size)
 {
@@ -155,6 +163,9 @@ struct vcx_alloc_ucontext_resp {
 	uint8_t reserved0;
 	uint32_t atomic_caps;		/* VCX_ATOMIC_CAP_*: atomics the device executes */
 	uint32_t device_caps;		/* VCX_DEVICE_CAP_*: operations the library may post */
+	uint32_t hca_core_clock_offset;	/* COMPLETION_TS: byte of internal_timer_h (then _l)
+					 * in the page mapped at VCX_MMAP_CORE_CLOCK */
+	uint32_t reserved1;
 };
 
 /* device_caps: memory windows (alloc_mw; BIND_MW and LOCAL_INV as UMR WQEs on RC/UC). */

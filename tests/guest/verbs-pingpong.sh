@@ -1,7 +1,8 @@
 #!/bin/bash
 # libibverbs' pingpong examples over loopback on vcx_0 (server and client on the same
 # port, RoCE v2), payload checked (-c): RC, UC, UD, and the SRQ pingpong with 16 QPs;
-# each polled and event driven (-e); then RC with completion timestamps (-t).
+# each polled and event driven (-e); then RC with completion timestamps (-t) and the
+# raw clock of ibv_query_rt_values_ex.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 
@@ -37,5 +38,16 @@ for out in /tmp/cli.out /tmp/srv.out; do
 		{ cat $out >&2; fail "rc -t: receive CQEs carry no advancing timestamp ($out)"; }
 	echo "ok rc -t: $avg clock cycles between receive CQEs on average ($out)"
 done
+# the raw clock (ibv_query_rt_values_ex): the same timer, read from its mapped page
+rt=$(python3 -c "
+from pyverbs.device import Context
+c = Context(name='$VCX_IBDEV')
+a = c.query_rt_values_ex()[1]
+b = c.query_rt_values_ex()[1]
+print(a, b)") || fail "ibv_query_rt_values_ex on $VCX_IBDEV failed"
+read -r rt0 rt1 <<<"$rt"
+[ "$rt0" -gt 0 ] && [ "$rt1" -gt "$rt0" ] ||
+	fail "ibv_query_rt_values_ex: raw clock '$rt' does not advance"
+echo "ok raw clock: $rt0 then $rt1"
 kernel_log_clean || fail "kernel warnings"
-pass "rc/uc/ud/srq pingpong (-c, polled and -e) and completion timestamps over loopback on $VCX_IBDEV"
+pass "rc/uc/ud/srq pingpong (-c, polled and -e), completion timestamps and the raw clock over loopback on $VCX_IBDEV"

@@ -235,7 +235,9 @@ static void test_cqe_ownership(void)
 static void test_abi(void)
 {
 	tap_u64(sizeof(struct vcx_alloc_ucontext_req), 16, "alloc_ucontext req is 16 bytes");
-	tap_u64(sizeof(struct vcx_alloc_ucontext_resp), 72, "alloc_ucontext resp is 72 bytes");
+	tap_u64(sizeof(struct vcx_alloc_ucontext_resp), 80, "alloc_ucontext resp is 80 bytes");
+	tap_u64(offsetof(struct vcx_alloc_ucontext_resp, hca_core_clock_offset), 72,
+		"resp.hca_core_clock_offset at 72");
 	tap_u64(offsetof(struct vcx_alloc_ucontext_resp, num_ports), 60, "resp.num_ports at 60");
 	tap_u64(offsetof(struct vcx_alloc_ucontext_resp, atomic_caps), 64,
 		"resp.atomic_caps at 64");
