@@ -21,7 +21,9 @@
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/semaphore.h>
+#include <linux/ptp_clock_kernel.h>
 #include <linux/spinlock.h>
+#include <linux/timecounter.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -133,6 +135,19 @@ struct vcx_caps {
 	u8 eth[VCX_HCA_CAP_SIZE];	/* ETHERNET_OFFLOADS, with eth_net_offloads */
 };
 
+/* The internal timer as a PTP clock (vcx_clock.c). */
+struct vcx_clock {
+	struct vcx_dev *vdev;
+	spinlock_t lock;		/* the timecounter and the multiplier */
+	struct cyclecounter cycles;
+	struct timecounter tc;
+	u32 nominal_mult;
+	struct delayed_work overflow;
+	unsigned long overflow_period;	/* jiffies */
+	struct ptp_clock_info info;
+	struct ptp_clock *ptp;		/* NULL: no clock (device_frequency_khz 0) */
+};
+
 struct vcx_dev {
 	struct pci_dev *pdev;
 	void __iomem *iseg;		/* BAR0 offset 0: the initialization segment */
@@ -176,6 +191,8 @@ struct vcx_dev {
 	 * under ib_lock by port events. Its CQs by number for completion EQEs. */
 	struct net_device *netdev;
 	struct xarray en_cq_table;
+
+	struct vcx_clock clock;
 };
 
 static inline struct device *vcx_dev(struct vcx_dev *vdev)
@@ -231,6 +248,14 @@ int vcx_fw_query_adapter(struct vcx_dev *vdev);
 int vcx_fw_alloc_uar(struct vcx_dev *vdev);
 void vcx_fw_dealloc_uar(struct vcx_dev *vdev);
 int vcx_query_ppcnt(struct vcx_dev *vdev, u32 grp, u8 *reg);
+
+/* vcx_clock.c */
+void vcx_clock_init(struct vcx_dev *vdev);
+void vcx_clock_cleanup(struct vcx_dev *vdev);
+bool vcx_clock_ready(struct vcx_dev *vdev);
+u64 vcx_clock_read_timer(struct vcx_dev *vdev);
+ktime_t vcx_clock_cqe_time(struct vcx_dev *vdev, u64 timestamp);
+int vcx_clock_index(struct vcx_dev *vdev);
 
 /* vcx_pagealloc.c */
 int vcx_pagealloc_init(struct vcx_dev *vdev);

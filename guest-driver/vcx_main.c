@@ -106,6 +106,7 @@ static int vcx_load(struct vcx_dev *vdev)
 	err = vcx_eq_table_create(vdev);
 	if (err)
 		goto err_uar;
+	vcx_clock_init(vdev);		/* before the netdev: its timestamps use it */
 	/*
 	 * The port netdev first, as mlx5_core's Ethernet device comes before mlx5_ib: the
 	 * ib_device takes it as its port's netdev. Neither failing stops the function.
@@ -154,6 +155,7 @@ static void vcx_unload(struct vcx_dev *vdev)
 	vdev->loaded = false;
 	vcx_ib_remove(vdev);
 	vcx_en_remove(vdev);
+	vcx_clock_cleanup(vdev);
 	vcx_pagealloc_stop(vdev);
 	vcx_eq_table_destroy(vdev);
 	vcx_fw_dealloc_uar(vdev);

@@ -19,9 +19,12 @@
 
 #include <linux/dim.h>
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/if_vlan.h>
+#include <linux/net_tstamp.h>
 #include <linux/netdevice.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/version.h>
 
 #include "vcx.h"
 #include "vcx/prm-wqe.h"
@@ -269,7 +272,20 @@ struct vcx_en_priv {
 	u32 msg_enable;
 	struct vcx_en_coal rx_coal, tx_coal;	/* all 0 without the cap */
 	bool rx_dim, tx_dim;		/* adaptive moderation (ethtool -C adaptive-rx/tx) */
+	/* hardware timestamps (SIOCSHWTSTAMP): HWTSTAMP_TX_OFF/ON, HWTSTAMP_FILTER_NONE/ALL */
+	int tx_tstamp, rx_tstamp;
 };
+
+/* vcx_en_ptp.c: hardware timestamps from CQEs, on the device's PTP clock */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define vcx_ethtool_ts_info kernel_ethtool_ts_info
+#else
+#define vcx_ethtool_ts_info ethtool_ts_info
+#endif
+int vcx_en_hwtstamp_ioctl(struct net_device *ndev, struct ifreq *ifr, int cmd);
+int vcx_en_get_ts_info(struct net_device *ndev, struct vcx_ethtool_ts_info *info);
+void vcx_en_rx_tstamp(struct vcx_en_priv *priv, const u8 *cqe, struct sk_buff *skb);
+void vcx_en_tx_tstamp(struct vcx_en_priv *priv, const u8 *cqe, struct sk_buff *skb);
 
 static inline struct vcx_en_priv *vcx_en_priv(struct net_device *ndev)
 {

@@ -511,6 +511,7 @@ const struct ethtool_ops vcx_en_ethtool_ops = {
 	.set_coalesce = vcx_en_set_coalesce,
 	.get_msglevel = vcx_en_get_msglevel,
 	.set_msglevel = vcx_en_set_msglevel,
+	.get_ts_info = vcx_en_get_ts_info,
 };
 
 /* The address holder (no Ethernet offloads): only what identifies it. */

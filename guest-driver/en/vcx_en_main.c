@@ -747,6 +747,7 @@ static const struct net_device_ops vcx_en_netdev_ops = {
 	.ndo_validate_addr = eth_validate_addr,
 	.ndo_change_mtu = vcx_en_change_mtu,
 	.ndo_tx_timeout = vcx_en_tx_timeout,
+	.ndo_eth_ioctl = vcx_en_hwtstamp_ioctl,
 };
 
 /* ------------------------------------------------------------------------------------

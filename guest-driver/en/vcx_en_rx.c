@@ -219,6 +219,7 @@ int vcx_en_poll_rx(struct vcx_en_channel *ch, int budget)
 			continue;
 		}
 		vcx_en_rx_offloads(rq, ndev, cqe, skb);
+		vcx_en_rx_tstamp(ch->priv, cqe, skb);
 		if (vcx_get(cqe, VCX_CQE_VLAN_PRESENT)) {	/* the tag the RQ stripped */
 			__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q),
 					       vcx_get(cqe, VCX_CQE_VLAN_INFO));

@@ -323,6 +323,9 @@ netdev_tx_t vcx_en_xmit(struct sk_buff *skb, struct net_device *ndev)
 		sq->stats->tso_bytes += skb->len - ihs;
 	}
 	u64_stats_update_end(&sq->stats->syncp);
+	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP) &&
+	    READ_ONCE(priv->tx_tstamp) == HWTSTAMP_TX_ON)
+		skb_shinfo(skb)->tx_flags |= SKBTX_IN_PROGRESS;
 	skb_tx_timestamp(skb);
 
 	ring = __netdev_tx_sent_queue(sq->txq, num_bytes, netdev_xmit_more());
@@ -405,6 +408,8 @@ bool vcx_en_poll_tx(struct vcx_en_channel *ch, int budget)
 				bytes += info->bytes;
 				if (unlikely(opcode == VCX_CQE_REQ_ERR && done))
 					sq->stats->dropped++;
+				else if (done)	/* the CQE names this packet's WQE */
+					vcx_en_tx_tstamp(priv, cqe, info->skb);
 				napi_consume_skb(info->skb, budget);
 				info->skb = NULL;
 			}

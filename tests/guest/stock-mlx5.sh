@@ -18,6 +18,9 @@
 #     ways, at least the 16 MiB received, the size histogram, and no failed ACCESS_REG in
 #     its log.
 #   - vm0: mlx5_core's PTP hardware clock (mlx5_ptp) on the device's internal timer;
+#   - hardware timestamps (net-hwtstamp.py) on both netdevs, each VM receiving 20 UDP
+#     datagrams of the other's 30 in turn: every one stamped, in order, within the
+#     readings of its PTP clock, sent ones too;
 #   - vm0: RDMA from user space on mlx5_0 through Debian's libmlx5 (its own WQEs, CQEs and
 #     doorbells; MRs registered by mlx5_ib's UMR QP): ibv_rc/uc/ud_pingpong and
 #     ibv_srq_pingpong -q 4, 200 iterations each with -c (payload checked), rc with -t
@@ -131,6 +134,28 @@ if [ "$me" = 0 ]; then
 	! dmesg | grep -E "MODIFY_NIC_VPORT_CONTEXT\(0x755\).*failed" ||
 		fail "mlx5_core logged failed vport context changes (above)"
 fi
+
+# hardware timestamps on both netdevs (mlx5e's and vcx.ko's, each on its device's PTP
+# clock from the CQEs' timer): each VM receives in turn what the other sends
+ts_round() { # RECEIVER_VM PORT
+	local rx_vm=$1 port=$2 pid out
+	if [ "$me" = "$rx_vm" ]; then
+		python3 "$(dirname "$0")/net-hwtstamp.py" recv "$IF" $port 20 >/tmp/ts.out 2>&1 &
+		pid=$!
+		udp_bound() { grep -q ":$(printf %04X $port) " /proc/net/udp; }
+		wait_for "the timestamp receiver did not bind in 30 s" 300 udp_bound
+		vm_signal "ts$port"
+		wait $pid || fail "hardware timestamps, receiving on $IF: $(cat /tmp/ts.out)"
+		log "$(cat /tmp/ts.out)"
+	else
+		vm_wait "ts$port" $WAIT >/dev/null
+		out=$(python3 "$(dirname "$0")/net-hwtstamp.py" send "$IF" "$PEER4" $port 30 2>&1) ||
+			fail "hardware timestamps, sending on $IF: $out"
+		log "$out"
+	fi
+}
+ts_round 1 19501
+ts_round 0 19502
 
 if [ "$me" = 0 ]; then
 	s=$(ethtool -S "$IF") || fail "ethtool -S $IF"
