@@ -248,6 +248,13 @@ int vcx_fw_query_adapter(struct vcx_dev *vdev);
 int vcx_fw_alloc_uar(struct vcx_dev *vdev);
 void vcx_fw_dealloc_uar(struct vcx_dev *vdev);
 int vcx_query_ppcnt(struct vcx_dev *vdev, u32 grp, u8 *reg);
+u8 *vcx_query_vport_counter(struct vcx_dev *vdev);
+
+/* One traffic_counter (packets, octets) of the vport counter set at byte offset at. */
+static inline u64 vcx_vport_cnt(const u8 *out, u32 at, bool octets)
+{
+	return vcx_get64(out + at, octets ? VCX_TRAFFIC_CNT_OCTETS : VCX_TRAFFIC_CNT_PACKETS);
+}
 
 /* vcx_clock.c */
 void vcx_clock_init(struct vcx_dev *vdev);

@@ -143,6 +143,23 @@ int vcx_query_ppcnt(struct vcx_dev *vdev, u32 grp, u8 *reg)
 	return err;
 }
 
+/* QUERY_VPORT_COUNTER of the function's own vport: its output (kfree it), or NULL. */
+u8 *vcx_query_vport_counter(struct vcx_dev *vdev)
+{
+	u8 in[VCX_QUERY_VPORT_COUNTER_IN_LEN] = {};
+	u8 *out = kzalloc(VCX_QUERY_VPORT_COUNTER_OUT_LEN, GFP_KERNEL);
+
+	if (!out)
+		return NULL;
+	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_VPORT_COUNTER);
+	vcx_set(in, VCX_QUERY_VPORT_COUNTER_IN_PORT_NUM, 1);
+	if (vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_VPORT_COUNTER_OUT_LEN)) {
+		kfree(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* QUERY_HCA_CAP of one type and mode; cap receives the 4 KiB capability page. */
 static int vcx_fw_query_cap(struct vcx_dev *vdev, u16 type, u16 mode, u8 *cap)
 {

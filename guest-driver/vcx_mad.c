@@ -27,11 +27,6 @@
 /* The PMA's attribute data follow 40 reserved bytes of the MAD's data (IBTA 16.1.1). */
 #define VCX_PMA_DATA_AT	40
 
-static u64 vcx_vport_cnt(const u8 *out, u32 at, bool octets)
-{
-	return vcx_get64(out + at, octets ? VCX_TRAFFIC_CNT_OCTETS : VCX_TRAFFIC_CNT_PACKETS);
-}
-
 struct vcx_pma_traffic {
 	u64 xmit_octets, rcv_octets;
 	u64 uc_xmit, uc_rcv, mc_xmit, mc_rcv;
@@ -39,28 +34,20 @@ struct vcx_pma_traffic {
 
 static int vcx_pma_query_traffic(struct vcx_dev *vdev, struct vcx_pma_traffic *t)
 {
-	u8 in[VCX_QUERY_VPORT_COUNTER_IN_LEN] = {};
-	u8 *out;
-	int err;
+	u8 *out = vcx_query_vport_counter(vdev);
 
-	out = kzalloc(VCX_QUERY_VPORT_COUNTER_OUT_LEN, GFP_KERNEL);
 	if (!out)
-		return -ENOMEM;
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_VPORT_COUNTER);
-	vcx_set(in, VCX_QUERY_VPORT_COUNTER_IN_PORT_NUM, 1);
-	err = vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_VPORT_COUNTER_OUT_LEN);
-	if (!err) {
-		t->uc_xmit = vcx_vport_cnt(out, VCX_VPORT_CNT_TX_IB_UNICAST_AT, false);
-		t->uc_rcv = vcx_vport_cnt(out, VCX_VPORT_CNT_RX_IB_UNICAST_AT, false);
-		t->mc_xmit = vcx_vport_cnt(out, VCX_VPORT_CNT_TX_IB_MULTICAST_AT, false);
-		t->mc_rcv = vcx_vport_cnt(out, VCX_VPORT_CNT_RX_IB_MULTICAST_AT, false);
-		t->xmit_octets = vcx_vport_cnt(out, VCX_VPORT_CNT_TX_IB_UNICAST_AT, true) +
-				 vcx_vport_cnt(out, VCX_VPORT_CNT_TX_IB_MULTICAST_AT, true);
-		t->rcv_octets = vcx_vport_cnt(out, VCX_VPORT_CNT_RX_IB_UNICAST_AT, true) +
-				vcx_vport_cnt(out, VCX_VPORT_CNT_RX_IB_MULTICAST_AT, true);
-	}
+		return -EIO;
+	t->uc_xmit = vcx_vport_cnt(out, VCX_VPORT_CNT_TX_IB_UNICAST_AT, false);
+	t->uc_rcv = vcx_vport_cnt(out, VCX_VPORT_CNT_RX_IB_UNICAST_AT, false);
+	t->mc_xmit = vcx_vport_cnt(out, VCX_VPORT_CNT_TX_IB_MULTICAST_AT, false);
+	t->mc_rcv = vcx_vport_cnt(out, VCX_VPORT_CNT_RX_IB_MULTICAST_AT, false);
+	t->xmit_octets = vcx_vport_cnt(out, VCX_VPORT_CNT_TX_IB_UNICAST_AT, true) +
+			 vcx_vport_cnt(out, VCX_VPORT_CNT_TX_IB_MULTICAST_AT, true);
+	t->rcv_octets = vcx_vport_cnt(out, VCX_VPORT_CNT_RX_IB_UNICAST_AT, true) +
+			vcx_vport_cnt(out, VCX_VPORT_CNT_RX_IB_MULTICAST_AT, true);
 	kfree(out);
-	return err;
+	return 0;
 }
 
 static int vcx_pma_counters_ext(struct vcx_dev *vdev, struct ib_pma_portcounters_ext *c)

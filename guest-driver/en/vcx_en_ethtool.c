@@ -15,43 +15,33 @@
 
 #include "vcx_en.h"
 
-/* One traffic_counter (packets, octets) of the vport counter set at byte offset at. */
-static u64 vcx_en_cnt(const u8 *out, u32 at, bool octets)
-{
-	return vcx_get64(out + at, octets ? VCX_TRAFFIC_CNT_OCTETS : VCX_TRAFFIC_CNT_PACKETS);
-}
-
 /* Device counters, refreshed by ethtool -S (and read by ndo_get_stats64). */
 int vcx_en_query_vport_counters(struct vcx_en_priv *priv)
 {
 	struct vcx_dev *vdev = priv->vdev;
 	struct vcx_en_vport_stats *v = &priv->vport;
-	u8 in[VCX_QUERY_VPORT_COUNTER_IN_LEN] = {};
 	u8 qin[VCX_QUERY_Q_COUNTER_IN_LEN] = {};
 	u8 qout[VCX_QUERY_Q_COUNTER_OUT_LEN] = {};
-	u8 *out;
-	int err;
+	u8 *out = vcx_query_vport_counter(vdev);
+	int err = out ? 0 : -EIO;
 
-	out = kzalloc(VCX_QUERY_VPORT_COUNTER_OUT_LEN, GFP_KERNEL);
-	if (!out)
-		return -ENOMEM;
-	vcx_set(in, VCX_CMD_IN_OPCODE, VCX_CMD_OP_QUERY_VPORT_COUNTER);
-	err = vcx_cmd_exec(vdev, in, sizeof(in), out, VCX_QUERY_VPORT_COUNTER_OUT_LEN);
-	if (!err) {
-		v->rx_errors = vcx_en_cnt(out, VCX_VPORT_CNT_RECEIVED_ERRORS_AT, false);
-		v->tx_errors = vcx_en_cnt(out, VCX_VPORT_CNT_TRANSMIT_ERRORS_AT, false);
-		v->rx_broadcast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_BROADCAST_AT, false);
-		v->rx_broadcast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_BROADCAST_AT, true);
-		v->tx_broadcast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_BROADCAST_AT, false);
-		v->tx_broadcast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_BROADCAST_AT, true);
-		v->rx_unicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_UNICAST_AT, false);
-		v->rx_unicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_UNICAST_AT, true);
-		v->tx_unicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_UNICAST_AT, false);
-		v->tx_unicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_UNICAST_AT, true);
-		v->rx_multicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_MULTICAST_AT, false);
-		v->rx_multicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_RX_ETH_MULTICAST_AT, true);
-		v->tx_multicast_packets = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_MULTICAST_AT, false);
-		v->tx_multicast_bytes = vcx_en_cnt(out, VCX_VPORT_CNT_TX_ETH_MULTICAST_AT, true);
+	if (out) {
+#define VPORT_CNT(at, octets) vcx_vport_cnt(out, VCX_VPORT_CNT_##at##_AT, octets)
+		v->rx_errors = VPORT_CNT(RECEIVED_ERRORS, false);
+		v->tx_errors = VPORT_CNT(TRANSMIT_ERRORS, false);
+		v->rx_broadcast_packets = VPORT_CNT(RX_ETH_BROADCAST, false);
+		v->rx_broadcast_bytes = VPORT_CNT(RX_ETH_BROADCAST, true);
+		v->tx_broadcast_packets = VPORT_CNT(TX_ETH_BROADCAST, false);
+		v->tx_broadcast_bytes = VPORT_CNT(TX_ETH_BROADCAST, true);
+		v->rx_unicast_packets = VPORT_CNT(RX_ETH_UNICAST, false);
+		v->rx_unicast_bytes = VPORT_CNT(RX_ETH_UNICAST, true);
+		v->tx_unicast_packets = VPORT_CNT(TX_ETH_UNICAST, false);
+		v->tx_unicast_bytes = VPORT_CNT(TX_ETH_UNICAST, true);
+		v->rx_multicast_packets = VPORT_CNT(RX_ETH_MULTICAST, false);
+		v->rx_multicast_bytes = VPORT_CNT(RX_ETH_MULTICAST, true);
+		v->tx_multicast_packets = VPORT_CNT(TX_ETH_MULTICAST, false);
+		v->tx_multicast_bytes = VPORT_CNT(TX_ETH_MULTICAST, true);
+#undef VPORT_CNT
 	}
 	kfree(out);
 	if (err || !priv->q_counter)
