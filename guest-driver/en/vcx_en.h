@@ -284,8 +284,27 @@ struct vcx_en_priv {
 #endif
 int vcx_en_hwtstamp_ioctl(struct net_device *ndev, struct ifreq *ifr, int cmd);
 int vcx_en_get_ts_info(struct net_device *ndev, struct vcx_ethtool_ts_info *info);
-void vcx_en_rx_tstamp(struct vcx_en_priv *priv, const u8 *cqe, struct sk_buff *skb);
-void vcx_en_tx_tstamp(struct vcx_en_priv *priv, const u8 *cqe, struct sk_buff *skb);
+void vcx_en_set_tstamp(struct vcx_en_priv *priv, const u8 *cqe, struct sk_buff *skb,
+		       bool tx);
+
+/*
+ * The per-packet checks stay inline on the RX and TX completion paths: with timestamps
+ * off (the common case) a packet costs one load and no call.
+ */
+static inline void vcx_en_rx_tstamp(struct vcx_en_priv *priv, const u8 *cqe,
+				    struct sk_buff *skb)
+{
+	if (unlikely(READ_ONCE(priv->rx_tstamp) != HWTSTAMP_FILTER_NONE))
+		vcx_en_set_tstamp(priv, cqe, skb, false);
+}
+
+/* The send CQE of a packet that asked for a hardware timestamp (SKBTX_IN_PROGRESS). */
+static inline void vcx_en_tx_tstamp(struct vcx_en_priv *priv, const u8 *cqe,
+				    struct sk_buff *skb)
+{
+	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_IN_PROGRESS))
+		vcx_en_set_tstamp(priv, cqe, skb, true);
+}
 
 static inline struct vcx_en_priv *vcx_en_priv(struct net_device *ndev)
 {

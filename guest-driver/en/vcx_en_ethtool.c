@@ -104,7 +104,7 @@ static int vcx_en_query_phy(struct vcx_en_priv *priv, u8 *regs)
 
 	for (i = 0; i < ARRAY_SIZE(vcx_en_phy_groups); i++) {
 		err = vcx_query_ppcnt(priv->vdev, vcx_en_phy_groups[i],
-					 regs + i * VCX_REG_PPCNT_LEN);
+				      regs + i * VCX_REG_PPCNT_LEN);
 		if (err)
 			return err;
 	}

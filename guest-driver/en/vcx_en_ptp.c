@@ -67,21 +67,16 @@ int vcx_en_get_ts_info(struct net_device *ndev, struct vcx_ethtool_ts_info *info
 	return 0;
 }
 
-void vcx_en_rx_tstamp(struct vcx_en_priv *priv, const u8 *cqe, struct sk_buff *skb)
+/* A packet's CQE time: a received one's in the skb, a sent one's to its socket. */
+void vcx_en_set_tstamp(struct vcx_en_priv *priv, const u8 *cqe, struct sk_buff *skb,
+		       bool tx)
 {
-	if (READ_ONCE(priv->rx_tstamp) == HWTSTAMP_FILTER_NONE)
-		return;
-	skb_hwtstamps(skb)->hwtstamp = vcx_clock_cqe_time(priv->vdev,
-							  vcx_get64(cqe, VCX_CQE_TIMESTAMP));
-}
+	struct skb_shared_hwtstamps hwts = {
+		.hwtstamp = vcx_clock_cqe_time(priv->vdev, vcx_get64(cqe, VCX_CQE_TIMESTAMP)),
+	};
 
-/* The send CQE of a packet that asked for a hardware timestamp (SKBTX_IN_PROGRESS). */
-void vcx_en_tx_tstamp(struct vcx_en_priv *priv, const u8 *cqe, struct sk_buff *skb)
-{
-	struct skb_shared_hwtstamps hwts = {};
-
-	if (!(skb_shinfo(skb)->tx_flags & SKBTX_IN_PROGRESS))
-		return;
-	hwts.hwtstamp = vcx_clock_cqe_time(priv->vdev, vcx_get64(cqe, VCX_CQE_TIMESTAMP));
-	skb_tstamp_tx(skb, &hwts);
+	if (tx)
+		skb_tstamp_tx(skb, &hwts);
+	else
+		*skb_hwtstamps(skb) = hwts;
 }

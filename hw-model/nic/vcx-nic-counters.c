@@ -260,3 +260,20 @@ void vcx_nic_count_tx(VcxState *s, const uint8_t *f, uint32_t len)
     vcx_count(f, len, &st->tx_uc_pkts, &st->tx_uc_bytes, &st->tx_mc_pkts, &st->tx_mc_bytes,
               &st->tx_bc_pkts, &st->tx_bc_bytes);
 }
+
+/*
+ * A RoCE frame of the RDMA engine, sent (to the wire or looped) or received and parsed:
+ * the vport's ib counters. They have no broadcast pair: a group address is multicast.
+ */
+void vcx_nic_count_roce(VcxState *s, const uint8_t *f, uint32_t len, bool tx)
+{
+    VcxNicStats *st = &vcx_nic(s)->st;
+
+    if (tx) {
+        vcx_count(f, len, &st->tx_ib_uc_pkts, &st->tx_ib_uc_bytes, &st->tx_ib_mc_pkts,
+                  &st->tx_ib_mc_bytes, &st->tx_ib_mc_pkts, &st->tx_ib_mc_bytes);
+    } else {
+        vcx_count(f, len, &st->rx_ib_uc_pkts, &st->rx_ib_uc_bytes, &st->rx_ib_mc_pkts,
+                  &st->rx_ib_mc_bytes, &st->rx_ib_mc_pkts, &st->rx_ib_mc_bytes);
+    }
+}

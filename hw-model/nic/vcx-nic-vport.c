@@ -89,27 +89,32 @@ void vcx_nic_lists_apply(VcxState *s, VcxCmd *cmd, const uint8_t *ctx, uint32_t 
 {
     VcxNic *n = vcx_nic(s);
 
-    if (fs & VCX_NIC_VPORT_FS_ADDRESSES_LIST &&
-        vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_TYPE) == VCX_NVPRT_LIST_TYPE_VLAN) {
-        n->nvlans = vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_SIZE);
-        for (uint32_t i = 0; i < n->nvlans; i++) {
-            n->vlans[i] = vcx_get(cmd->in + list_at + i * VCX_MAC_LAYOUT_SIZE,
-                                  VCX_VLAN_LAYOUT_VLAN);
-        }
-        trace_vcx_nic_obj("vport VLAN list", "set", n->nvlans);
-    } else if (fs & VCX_NIC_VPORT_FS_ADDRESSES_LIST) {
-        bool mc = vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_TYPE) == VCX_NVPRT_LIST_TYPE_MC;
+    if (fs & VCX_NIC_VPORT_FS_ADDRESSES_LIST) {
+        uint32_t type = vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_TYPE);
         uint32_t cnt = vcx_get(ctx, VCX_NIC_VPORT_CTX_ALLOWED_LIST_SIZE);
 
         for (uint32_t i = 0; i < cnt; i++) {
-            vcx_mac_of(cmd->in + list_at + i * VCX_MAC_LAYOUT_SIZE, mc ? n->mc[i] : n->uc[i]);
+            const uint8_t *e = cmd->in + list_at + i * VCX_MAC_LAYOUT_SIZE;
+
+            if (type == VCX_NVPRT_LIST_TYPE_VLAN) {
+                n->vlans[i] = vcx_get(e, VCX_VLAN_LAYOUT_VLAN);
+            } else {
+                vcx_mac_of(e, type == VCX_NVPRT_LIST_TYPE_MC ? n->mc[i] : n->uc[i]);
+            }
         }
-        if (mc) {
+        switch (type) {
+        case VCX_NVPRT_LIST_TYPE_VLAN:
+            n->nvlans = cnt;
+            trace_vcx_nic_obj("vport VLAN list", "set", cnt);
+            break;
+        case VCX_NVPRT_LIST_TYPE_MC:
             n->nmc = cnt;
-        } else {
+            trace_vcx_nic_obj("vport multicast list", "set", cnt);
+            break;
+        default:
             n->nuc = cnt;
+            trace_vcx_nic_obj("vport unicast list", "set", cnt);
         }
-        trace_vcx_nic_obj(mc ? "vport multicast list" : "vport unicast list", "set", cnt);
     }
     if (fs & VCX_NIC_VPORT_FS_PROMISC) {
         n->promisc_uc = vcx_get(ctx, VCX_NIC_VPORT_CTX_PROMISC_UC);

@@ -396,5 +396,6 @@ uint8_t vcx_cmd_query_vport_counter(VcxState *s, VcxCmd *cmd);
 void vcx_qc_free(VcxState *s, VcxQCounter *qc);
 void vcx_nic_count_rx(VcxState *s, const uint8_t *frame, uint32_t len);
 void vcx_nic_count_tx(VcxState *s, const uint8_t *frame, uint32_t len);
+void vcx_nic_count_roce(VcxState *s, const uint8_t *frame, uint32_t len, bool tx);
 
 #endif

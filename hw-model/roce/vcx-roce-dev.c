@@ -138,19 +138,11 @@ static void vcx_fault_corrupt(VcxRoceFault *f, uint8_t *c, uint32_t len)
 static void vcx_roce_wire_out(VcxState *s, const uint8_t *f, uint32_t len, bool sealed)
 {
     VcxRoceStats *st = &vcx_roce(s)->st;
-    VcxNicStats *vst = &vcx_nic(s)->st;
     bool group = f[0] & 1, own = !memcmp(f, s->port.mac, 6);
 
     st->tx_pkts++;
     st->tx_bytes += len;
-    /* the vport's RoCE counters (QUERY_VPORT_COUNTER's transmitted_ib_*) */
-    if (group) {
-        vst->tx_ib_mc_pkts++;
-        vst->tx_ib_mc_bytes += len;
-    } else {
-        vst->tx_ib_uc_pkts++;
-        vst->tx_ib_uc_bytes += len;
-    }
+    vcx_nic_count_roce(s, f, len, true);        /* QUERY_VPORT_COUNTER's transmitted_ib_* */
     if (s->params.loopback_frames && (group || own)) {
         vcx_nic_loopback_roce(s, f, len, sealed);
         if (own) {
@@ -363,14 +355,7 @@ static bool vcx_roce_rx_one(VcxState *s, const uint8_t *f, uint32_t len, bool se
     if (!vcx_roce_parse(s, f, len, sealed, &p)) {
         return false;
     }
-    /* a RoCE packet of the port: the vport's received_ib_* counters */
-    if (f[0] & 1) {
-        vcx_nic(s)->st.rx_ib_mc_pkts++;
-        vcx_nic(s)->st.rx_ib_mc_bytes += len;
-    } else {
-        vcx_nic(s)->st.rx_ib_uc_pkts++;
-        vcx_nic(s)->st.rx_ib_uc_bytes += len;
-    }
+    vcx_nic_count_roce(s, f, len, false);       /* a RoCE packet of the port: received_ib_* */
     trace_vcx_roce_rx(p.opcode, p.dqpn, p.psn, p.len);
     if (p.dqpn == VCX_MCAST_QPN && (p.opcode & ~IB_OP_MASK) == IB_TRANSPORT_UD &&
         vcx_gid_is_mcast(p.dgid)) {
