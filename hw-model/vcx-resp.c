@@ -654,6 +654,7 @@ bool vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
     trace_vcx_pkt(pkt->opcode, pkt->sqpn, pkt->dqpn, pkt->psn, pkt->npkts, pkt->len);
     memset(&rq->ack, 0, sizeof(rq->ack));
     rq->x.active = false;
+    rq->looped = false;
     /*
      * A port that is not operationally up (link property off, or PAOS admin down)
      * carries nothing, loopback included: the message is lost as on a dead wire, so RC
@@ -680,6 +681,9 @@ bool vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
         vcx_roce_req_start(s, qp, rq);  /* a QP on another host: RoCEv2 frames */
         return true;
     }
+    /* to a QP of the port, whole: its frames in the vport counters all the same */
+    vcx_roce_count_whole(s, qp, rq, false);
+    rq->looped = true;
     vcx_resp_begin(s, qp, rq);
     if (!rq->x.active) {
         trace_vcx_ack(pkt->dqpn, vcx_ack_names[rq->ack.type]);

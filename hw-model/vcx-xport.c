@@ -1043,6 +1043,10 @@ static VcxStep vcx_req_answer(VcxState *s, VcxQp *qp, VcxReq *rq)
     VcxPkt *pkt = &rq->pkt;
     VcxAck *ack = &rq->ack;
 
+    if (rq->looped) {
+        vcx_roce_count_whole(s, qp, rq, true);
+        rq->looped = false;
+    }
     switch (ack->type) {
     case VCX_ACK:
         break;

@@ -198,6 +198,8 @@ typedef struct VcxReq {
     VcxAck ack;
     VcxXfer x;
     bool wire;                  /* the message is on the wire (roce/vcx-roce-req.c) */
+    bool looped;                /* moved whole to a QP of the port, its answer not counted */
+    VcxWireAddr loop_addr;      /* ... and the headers its frames are counted with */
 } VcxReq;
 
 /*
@@ -304,6 +306,8 @@ bool vcx_roce_route(VcxState *s, VcxQp *qp, const VcxPkt *pkt);
 bool vcx_roce_route_gid(VcxState *s, VcxQp *qp, const uint8_t *dgid);
 void vcx_roce_req_start(VcxState *s, VcxQp *qp, VcxReq *rq);
 VcxStep vcx_roce_req_run(VcxState *s, VcxQp *qp, VcxReq *rq, VcxBudget *b);
+/* roce/vcx-roce-req.c: the frames of a message looped whole, in the vport counters */
+void vcx_roce_count_whole(VcxState *s, VcxQp *qp, VcxReq *rq, bool answer);
 /* roce/vcx-roce-req.c: the RC window */
 typedef enum VcxWinStep {
     VCX_WIN_IDLE,               /* nothing to do until an answer, a timer or a doorbell */

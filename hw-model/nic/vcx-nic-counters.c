@@ -262,18 +262,23 @@ void vcx_nic_count_tx(VcxState *s, const uint8_t *f, uint32_t len)
 }
 
 /*
- * A RoCE frame of the RDMA engine, sent (to the wire or looped) or received and parsed:
+ * RoCE frames of the RDMA engine, sent (to the wire or looped) or received and parsed:
  * the vport's ib counters. They have no broadcast pair: a group address is multicast.
+ * pkts frames of octets bytes in all, to a group address or not.
  */
-void vcx_nic_count_roce(VcxState *s, const uint8_t *f, uint32_t len, bool tx)
+void vcx_nic_count_roce_n(VcxState *s, bool group, uint64_t pkts, uint64_t octets, bool tx)
 {
     VcxNicStats *st = &vcx_nic(s)->st;
+    uint64_t *p = tx ? (group ? &st->tx_ib_mc_pkts : &st->tx_ib_uc_pkts) :
+                       (group ? &st->rx_ib_mc_pkts : &st->rx_ib_uc_pkts);
+    uint64_t *b = tx ? (group ? &st->tx_ib_mc_bytes : &st->tx_ib_uc_bytes) :
+                       (group ? &st->rx_ib_mc_bytes : &st->rx_ib_uc_bytes);
 
-    if (tx) {
-        vcx_count(f, len, &st->tx_ib_uc_pkts, &st->tx_ib_uc_bytes, &st->tx_ib_mc_pkts,
-                  &st->tx_ib_mc_bytes, &st->tx_ib_mc_pkts, &st->tx_ib_mc_bytes);
-    } else {
-        vcx_count(f, len, &st->rx_ib_uc_pkts, &st->rx_ib_uc_bytes, &st->rx_ib_mc_pkts,
-                  &st->rx_ib_mc_bytes, &st->rx_ib_mc_pkts, &st->rx_ib_mc_bytes);
-    }
+    *p += pkts;
+    *b += octets;
+}
+
+void vcx_nic_count_roce(VcxState *s, const uint8_t *f, uint32_t len, bool tx)
+{
+    vcx_nic_count_roce_n(s, f[0] & 1, 1, len, tx);
 }

@@ -176,6 +176,19 @@ void vcx_roce_icrc_seal(uint8_t *f, uint32_t len)
 }
 
 /*
+ * The length of the frame vcx_roce_build() makes for a packet of this opcode and payload:
+ * Ethernet (and its 802.1Q tag), IPv4 or IPv6, UDP, BTH and the opcode's extension
+ * headers, the payload padded to 4 bytes, the ICRC. The vport counters count it so (no
+ * FCS).
+ */
+uint32_t vcx_roce_frame_len(const VcxWireAddr *a, uint8_t opcode, uint32_t len)
+{
+    return VCX_ETH_HLEN + (a->vlan ? VCX_VLAN_HLEN : 0) +
+           (a->ipv4 ? VCX_IP4_HLEN : VCX_IP6_HLEN) + VCX_UDP_HLEN +
+           vcx_roce_hdr_len(vcx_roce_op_flags(opcode)) + ROUND_UP(len, 4) + VCX_ICRC_LEN;
+}
+
+/*
  * Build the frame of packet p to a into f (VCX_ROCE_FRAME_MAX bytes); its length. With
  * icrc false the ICRC field is left 0, for a frame that stays in the device
  * (vcx_roce_send): vcx_roce_icrc_seal computes it if the frame is to be seen after all.

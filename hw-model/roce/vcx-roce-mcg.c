@@ -27,7 +27,9 @@
  * checked per QP, its own receive WQE, CQE and GRH area). Send (vcx_roce_mcg_loopback):
  * a UD WQE to such a GID is copied to every member of the port, the sending QP included
  * when it is attached (block_lb_mc is not offered: cap 0, CREATE_QP refuses the bit), and
- * goes to the wire as well when the port has one (vcx_roce_route).
+ * goes to the wire as well when the port has one (vcx_roce_route). The vport counters
+ * take the group's one frame as loopback-frames does: sent once (by the wire engine when
+ * it goes there), received once when a member of the port is there to take it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -35,6 +37,7 @@
 #include "qemu/log.h"
 #include "qemu/bswap.h"
 #include "vcx-roce.h"
+#include "../nic/vcx-nic.h"
 #include "hw/vcx/trace.h"
 
 enum {
@@ -274,20 +277,29 @@ bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq)
         .payload = buf, .len = m->len, .tclass = m->tclass, .hop_limit = m->hop_limit,
         .flow_label = m->flow_label,
     };
+    bool member = vcx_roce_mcg_find_any(s, m->dgid);
+    VcxWireAddr a;
+    uint32_t octets;
 
     p.flags = vcx_roce_op_flags(p.opcode);
     memcpy(p.sgid, m->sgid, 16);
     memcpy(p.dgid, m->dgid, 16);
-    if (!vcx_roce_mcg_find_any(s, m->dgid)) {
-        return true;                    /* no local member */
-    }
-    if (m->len > sizeof(buf) ||
-        (m->len && vcx_sgl_io(s, &c, buf, m->len, false) != MEMTX_OK)) {
+    if (member && (m->len > sizeof(buf) ||
+                   (m->len && vcx_sgl_io(s, &c, buf, m->len, false) != MEMTX_OK))) {
         vcx_req_fail(s, qp, rq->nbb, rq->opcode, VCX_CQE_SYND_LOCAL_PROT_ERR,
                      "multicast payload not readable");
         return false;
     }
-    vcx_roce_mcg_rx(s, &p);
+    vcx_roce_addr_av(s, qp, m->av, vcx_gid_entry(s, vcx_get(m->av, VCX_WQE_AV_SGID_INDEX)),
+                     &a);
+    octets = vcx_roce_frame_len(&a, m->opcode, m->len);
+    if (!vcx_roce_route(s, qp, m)) {
+        vcx_nic_count_roce_n(s, true, 1, octets, true);
+    }
+    if (member) {
+        vcx_nic_count_roce_n(s, true, 1, octets, false);
+        vcx_roce_mcg_rx(s, &p);
+    }
     return true;
 }
 

@@ -793,10 +793,7 @@ bool vcx_roce_read_run(VcxState *s, VcxQp *qp, VcxBudget *b)
             if (!b->bytes || !b->wqes) {
                 return true;
             }
-            p.opcode = vcx_roce_rc_transport(qp) | (n == 1 ? IB_OP_READ_RESP_ONLY :
-                                          i == 0 ? IB_OP_READ_RESP_FIRST :
-                                          i + 1 == n ? IB_OP_READ_RESP_LAST :
-                                          IB_OP_READ_RESP_MIDDLE);
+            p.opcode = vcx_roce_read_resp_op(vcx_roce_rc_transport(qp), i, n);
             vcx_sgl_single(&l, wr->j_rkey, wr->j_pdn, qp->qpn, VCX_ACC_REMOTE_READ,
                            wr->j_va, wr->j_len);
             vcx_sgl_at(&c, &l, off);

@@ -174,8 +174,17 @@ static inline uint8_t vcx_roce_rc_transport(const VcxQp *qp)
     return qp->st == VCX_QP_ST_XRC ? IB_TRANSPORT_XRC : IB_TRANSPORT_RC;
 }
 
+/* Packet i of the n READ responses of a READ of transport t (its BTH transport bits). */
+static inline uint8_t vcx_roce_read_resp_op(uint8_t t, uint32_t i, uint32_t n)
+{
+    return (t & ~IB_OP_MASK) | (n == 1 ? IB_OP_READ_RESP_ONLY :
+                                i == 0 ? IB_OP_READ_RESP_FIRST :
+                                i + 1 == n ? IB_OP_READ_RESP_LAST : IB_OP_READ_RESP_MIDDLE);
+}
+
 uint32_t vcx_roce_op_flags(uint8_t opcode);
 uint32_t vcx_roce_hdr_len(uint32_t flags);
+uint32_t vcx_roce_frame_len(const VcxWireAddr *a, uint8_t opcode, uint32_t len);
 uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p, bool icrc);
 void vcx_roce_icrc_seal(uint8_t *f, uint32_t len);
 /* icrc false: a frame that never left the device, built without its ICRC */

@@ -1,8 +1,8 @@
 #!/bin/bash
 # libibverbs' pingpong examples over loopback on vcx_0 (server and client on the same
 # port, RoCE v2), payload checked (-c): RC, UC, UD, and the SRQ pingpong with 16 QPs;
-# each polled and event driven (-e); then RC with completion timestamps (-t) and the
-# raw clock of ibv_query_rt_values_ex.
+# each polled and event driven (-e); ib_core's port counters over an RC pingpong; then
+# RC with completion timestamps (-t) and the raw clock of ibv_query_rt_values_ex.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/verbs-common.sh"
 
@@ -27,6 +27,29 @@ for ev in "" "-e"; do
 	run "ud $ev" ibv_ud_pingpong -n 200 -s 1024 -c $ev
 	run "srq $ev" ibv_srq_pingpong -n 200 -q 16 -c $ev
 done
+# ib_core's port counters (the PMA, which vcx.ko answers from the device's vport
+# counters) count the RoCE frames the device loops, whether it moves messages whole (the
+# default) or as frames (loopback-frames.sh): 100 iterations are 200 SENDs of 4096 bytes
+# at path MTU 1024, each 4 frames of 1024 bytes and their headers (Ethernet 14, IPv4 20
+# or IPv6 40 by the GID, UDP 8, BTH 12, ICRC 4) and an ACK (the same and an AETH of 4);
+# each frame sent and received once.
+case $(cat /sys/class/infiniband/$VCX_IBDEV/ports/1/gids/$gid) in
+0000:0000:0000:0000:0000:ffff:*) hdr=58 ;;
+*) hdr=78 ;;
+esac
+pma=/sys/class/infiniband/$VCX_IBDEV/ports/1/counters
+pma_read() { cat $pma/port_xmit_packets $pma/port_rcv_packets $pma/port_xmit_data \
+	$pma/port_rcv_data | tr '\n' ' '; }
+p0=($(pma_read)) || fail "reading $pma"
+run "rc, counted" ibv_rc_pingpong -n 100 -s 4096 -m 1024 -c
+p1=($(pma_read)) || fail "reading $pma"
+got="$((p1[0] - p0[0])) $((p1[1] - p0[1])) $((p1[2] - p0[2])) $((p1[3] - p0[3]))"
+words=$((200 * (4 * (hdr + 1024) + hdr + 4) / 4))
+want="1000 1000 $words $words"
+[ "$got" = "$want" ] || fail "port counters (xmit/rcv packets, xmit/rcv data in 4-byte words)" \
+	"grew by $got over the pingpong, not $want"
+echo "ok port counters: packets and data words $got over 200 SENDs and their ACKs" \
+	"($hdr bytes of headers a frame)"
 # completion timestamps (ibv_create_cq_ex): the device's timer in every CQE, its rate in
 # hca_core_clock; between two receive CQEs of a pingpong, time passed
 clock=$(ibv_devinfo -v -d $VCX_IBDEV | awk '/hca_core_clock:/ { print $2 }')

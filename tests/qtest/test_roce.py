@@ -1298,8 +1298,16 @@ def case_mcast_loopback(frames=False):
         assert r.status == 0
         av = bytearray(mcast_av(0x5555, MGID6, MMAC6))
         struct.pack_into(">I", av, 0x1c, 1 << 30 | 1 << 20)    # GRH, sgid_index 1 (IPv6)
+        c0 = v.vport_counters()
         a.post_send(SEND_IMM, bytes(av) + dseg(buf, 123, key), imm=0xabcd0123)
         v.settle()
+        c1 = v.vport_counters()
+        # Ethernet 14, IPv6 40, UDP 8, BTH 12, DETH 8, ImmDt 4, 124, ICRC 4
+        t.eq([tuple(y - x for x, y in zip(c0[n], c1[n]))
+              for n in ("tx_ib_multicast", "rx_ib_multicast", "tx_ib_unicast",
+                        "rx_ib_unicast")], [(1, 214), (1, 214), (0, 0), (0, 0)],
+             "loopback: the group's one frame in the vport's ib multicast counters, sent "
+             "and received, 214 bytes")
         e = scq.poll()
         t.ok(e is not None and cqe_fields(e)["opcode"] == 0, "loopback: send CQE")
         e = rcq.poll()
@@ -1350,6 +1358,68 @@ def lb_stream(v, a, b, cq, buf, key, n):
         if len(got) == before:
             v.advance(4096 << 14, 4096 << 14)           # one ACK timeout (14)
     return got
+
+
+def case_loop_counters(frames):
+    """The vport's ib counters count a looped message's frames whether the device loops
+    frames or moves the message whole (loopback-frames off): every frame once sent and
+    once received, the lengths its headers give."""
+    v = Wire(netdev=False, props="loopback-frames=on" if frames else "")
+    mode = "frames" if frames else "whole messages"
+    try:
+        pd, buf, key, cq = pd_buf_key_cq(v)
+        a = v.create_qp("RC", pd, cq, cq)
+        b = v.create_qp("RC", pd, cq, cq)
+        lb_connect(v, a, b, 0x100, 0x500)
+        lb_connect(v, b, a, 0x500, 0x100)
+        u1, u2 = v.create_qp("UD", pd, cq, cq), v.create_qp("UD", pd, cq, cq)
+        v.connect(u1, qkey=0x77)
+        v.connect(u2, qkey=0x77)
+        v.qt.memwrite(buf, pattern(0x1000, 7))
+        v.qt.memwrite(buf + 0x5000, struct.pack("<Q", 40))
+        # Every frame: Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4 = 58, then its
+        # extension headers and the payload padded to 4 bytes. MTU 256.
+        ack = 58 + 4                                            # AETH
+        steps = [
+            ("SEND_IMM 600 B", lambda: (b.post_recv([(buf + 0x1000, 1024, key)]),
+                                        a.post_send(SEND_IMM, dseg(buf, 600, key), imm=1)),
+             [58 + 256, 58 + 256, 58 + 4 + 88, ack]),
+            ("WRITE 700 B", lambda: a.post_send(WRITE, raddr(buf + 0x3000, key) +
+                                                dseg(buf, 700, key)),
+             [58 + 16 + 256, 58 + 256, 58 + 188, ack]),
+            ("READ 700 B", lambda: a.post_send(READ, raddr(buf + 0x3000, key) +
+                                               dseg(buf + 0x4000, 700, key)),
+             [58 + 16, 58 + 4 + 256, 58 + 256, 58 + 4 + 188]),
+            ("FETCH_ADD", lambda: a.post_send(FA, raddr(buf + 0x5000, key) + atomic(2) +
+                                              dseg(buf + 0x5008, 8, key)),
+             [58 + 28, 58 + 4 + 8]),
+            ("UD SEND 201 B", lambda: (u2.post_recv([(buf + 0x6000, 1024, key)]),
+                                       u1.post_send(SEND, wire_av(0x77, u2.qpn, gid=GID0,
+                                                                  rmac=MAC) +
+                                                    dseg(buf, 201, key))),
+             [58 + 8 + 204]),
+            ("SEND without a receive WQE (RNR NAK), then one", lambda: (
+                a.post_send(SEND, dseg(buf, 100, key)), v.settle(),
+                b.post_recv([(buf + 0x7000, 1024, key)]),
+                v.advance(1 << 30, 1 << 30)),
+             [58 + 100, ack, 58 + 100, ack]),
+        ]
+        for name, post, frames_len in steps:
+            c0 = v.vport_counters()
+            post()
+            v.settle()
+            c1 = v.vport_counters()
+            cqes = cq.poll_all()
+            want = (len(frames_len), sum(frames_len))
+            t.eq([tuple(y - x for x, y in zip(c0[n], c1[n]))
+                  for n in ("tx_ib_unicast", "rx_ib_unicast", "tx_ib_multicast")],
+                 [want, want, (0, 0)],
+                 "%s, %s: %d frames of %d bytes sent and received (%d CQEs)" %
+                 (mode, name, want[0], want[1], len(cqes)))
+        t.eq(v.qt.memread(buf + 0x7000, 100), pattern(0x1000, 7)[:100],
+             "%s: the SEND after the RNR NAK arrived" % mode)
+    finally:
+        v.close()
 
 
 def case_loopback_frames():
@@ -1466,6 +1536,10 @@ def main():
         run_isolated(t, "multicast loopback", case_mcast_loopback)
         run_isolated(t, "multicast loopback, frames", lambda: case_mcast_loopback(True))
         run_isolated(t, "loopback frames", case_loopback_frames)
+        run_isolated(t, "looped messages in the vport counters, whole",
+                     lambda: case_loop_counters(False))
+        run_isolated(t, "looped messages in the vport counters, frames",
+                     lambda: case_loop_counters(True))
         t.ok(v.qt.alive(), "QEMU alive at the end")
     finally:
         v.close()
