@@ -1,5 +1,5 @@
 # Shared by the two-VM RoCE scripts (roce-link.sh, roce-loss.sh), sourced after lib.sh
-# with $mode set (vcx, peer, pair or any; docs/networking.md "RoCE v2 between two VMs"):
+# with $mode set (vcx, peer, mlx5, pair or any; docs/networking.md "RoCE v2 between two VMs"):
 # the VMs' roles and bounds, the RDMA device of the link interface and its RoCE v2 GID
 # (step_setup), one tool run across the VMs (pair), and Soft-RoCE's ICRC probe and
 # counters (rxe_check, step_counters).
@@ -38,14 +38,40 @@ active_mtu() {
 
 is_rxe() { [ "$DEV" = rxe0 ]; }
 
+# Mode mlx5, vm0 (--no-load --vcx-props cx5-id=on): the kernel's own mlx5_core and
+# mlx5_ib on the device, and mlx5e's netdev brought up with the link's addresses as
+# images/guest-init brings vcx0 up (it leaves the link alone without vcx.ko).
+mlx5_link_up() {
+	local d a cmds
+	modprobe mlx5_core && modprobe mlx5_ib || fail "modprobe mlx5_core mlx5_ib"
+	for _ in $(seq 150); do
+		for d in /sys/bus/pci/drivers/mlx5_core/0000:*/net/*; do
+			[ -e "$d" ] && IF=${d##*/}
+		done
+		[ -z "$IF" ] || break
+		sleep 0.1
+	done
+	[ -n "$IF" ] || fail "mlx5_core registered no netdev in 15 s"
+	cmds="link set $IF up"
+	for a in ${VCX_LINK_ADDRS//,/ }; do
+		case "$a" in
+		*:*) cmds+=$'\n'"addr add $a dev $IF nodad" ;;
+		*) cmds+=$'\n'"addr add $a dev $IF" ;;
+		esac
+	done
+	ip -batch - <<<"$cmds" || fail "cannot bring $IF up with ${VCX_LINK_ADDRS:-no address}"
+}
+
 step_setup() {
 	local drv want_drv
+	[ "$mode,$me" != mlx5,0 ] || mlx5_link_up
 	log "link interface '${IF:-none}', addresses ${VCX_LINK_ADDRS:-none}"
 	[ -n "$IF" ] || fail "the vcx link's interface did not come up at boot (images/guest-init)"
 	drv=$(ethtool -i "$IF" | sed -n 's/^driver: //p')
 	case "$mode,$me" in
 	vcx,* | peer,0) want_drv=vcx ;;
-	peer,1 | pair,*) want_drv=virtio_net ;;
+	mlx5,0) want_drv=mlx5_core ;;
+	peer,1 | mlx5,1 | pair,*) want_drv=virtio_net ;;
 	*) want_drv=$drv ;;
 	esac
 	[ "$drv" = "$want_drv" ] || fail "mode $mode: expected a $want_drv interface on the link in vm$me, found $IF ($drv)"

@@ -3,9 +3,14 @@
 # run this script and meet through their shared directory (vm_signal / vm_wait,
 # tests/guest/lib.sh). Each VM drives the RDMA device of its link interface: vcx_0 on
 # vcx0, or Soft-RoCE (rxe0, `rdma link add rxe0 type rxe netdev IF`) on a virtio-net.
-# Usage: roce-link.sh vcx|peer|pair|any   (tools run line-buffered: stdbuf -oL)
+# Usage: roce-link.sh vcx|peer|mlx5|pair|any   (tools run line-buffered: stdbuf -oL)
 #   vcx:  vcx0 in both VMs (--vms 2).
 #   peer: vcx0 in vm0, rxe0 on a virtio-net in vm1 (--peer virtio): vcx against stock rxe.
+#   mlx5: in vm0 the kernel's mlx5_core, mlx5_ib and Debian's libmlx5 on the device with
+#         a ConnectX-5 ID, rxe0 on a virtio-net in vm1 (--no-load --vcx-props cx5-id=on
+#         --peer virtio): two stacks vcx did not write, over the device. Steps by default:
+#         setup pingpong rdmacm mcast vlan perftest counters (the ULPs run in the modes
+#         above).
 #   pair: rxe0 on a virtio-net in both (--link-nics virtio,virtio): the baseline, which
 #         proves the script on stock Linux.
 #   any:  whatever each VM has on the link, unchecked.
@@ -38,12 +43,14 @@
 # Every wait is bounded; each step prints "ok ..." or fails the script with the reason.
 . "$(dirname "$0")/lib.sh"
 
-mode=${1:?usage: roce-link.sh vcx|peer|pair|any}
+mode=${1:?usage: roce-link.sh vcx|peer|mlx5|pair|any}
+steps="setup pingpong rdmacm mcast vlan xrc perftest nvme nvme_faults nfs iser srp kmod counters"
 case "$mode" in
 vcx | peer | pair | any) ;;
+mlx5) steps="setup pingpong rdmacm mcast vlan perftest counters" ;;
 *) fail "unknown mode $mode" ;;
 esac
-steps=${ROCE_STEPS:-"setup pingpong rdmacm mcast vlan xrc perftest nvme nvme_faults nfs iser srp kmod counters"}
+steps=${ROCE_STEPS:-$steps}
 MTUS=${ROCE_MTUS:-"1024 4096"}
 ITERS=${ROCE_ITERS:-100}
 . "$(dirname "$0")/roce-lib.sh"
