@@ -7,16 +7,17 @@
     device (RC SEND, WRITE, READ, atomic, UD), counted as frames; a frame to another host
     without a netdev is lost; with drop, dup and reorder faults an RC stream completes
     exactly once, intact; corrupted frames fail their ICRC check;
-  - the vport's ib counters count the same frames for six exchanges (SEND_IMM, WRITE,
-    READ, FETCH_ADD, UD, an RNR NAK and its retry) whether the device moves the messages
-    whole or as frames, their lengths computed here from the headers."""
+  - the vport's ib counters count the same frames for eight exchanges (RC SEND_IMM,
+    WRITE, READ, FETCH_ADD, UD, UC, XRC, an RNR NAK and its retry) whether the device
+    moves the messages whole or as frames, their lengths computed here from the headers."""
 import os
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vcx_qtest import run_isolated  # noqa: E402
-from vcx_verbs import GID0, cqe_fields, pd_buf_key_cq, dseg, raddr, atomic  # noqa: E402
+from vcx_verbs import (GID0, cqe_fields, pd_buf_key_cq, dseg, raddr, atomic,  # noqa: E402
+                       xrc, alloc_xrcd, create_xrc_srq, xrc_ini, xrc_tgt)
 from vcx_nic import Nic, MAC  # noqa: E402
 from test_roce import (t, Wire, pattern, wire_av, ud_qp, mcg, mcast_av,  # noqa: E402
                        SEND, SEND_IMM, WRITE, READ, FA, MTU256, ATTACH, MGID6, MMAC6,
@@ -106,6 +107,15 @@ def lb_stream(v, a, b, cq, buf, key, n):
     return got
 
 
+def uc_connect(v, qp, peer, psn, rpsn):
+    """UC qp to the port's own QP peer, as lb_connect without RC's fields."""
+    v.modify_raw("RST2INIT_QP", qp, [("rwe", 1)], ads=[("vhca_port_num", 1)])
+    v.modify_raw("INIT2RTR_QP", qp, [("mtu", MTU256), ("log_msg_max", 30),
+                                     ("remote_qpn", peer.qpn), ("next_rcv_psn", rpsn)],
+                 ads=[("vhca_port_num", 1), ("hop_limit", 64)], rgid=GID0, rmac=MAC)
+    v.modify_raw("RTR2RTS_QP", qp, [("next_send_psn", psn)])
+
+
 def case_loop_counters(frames):
     """The vport's ib counters count a looped message's frames whether the device loops
     frames or moves the message whole (loopback-frames off): every frame once sent and
@@ -121,6 +131,14 @@ def case_loop_counters(frames):
         u1, u2 = v.create_qp("UD", pd, cq, cq), v.create_qp("UD", pd, cq, cq)
         v.connect(u1, qkey=0x77)
         v.connect(u2, qkey=0x77)
+        uc1, uc2 = v.create_qp("UC", pd, cq, cq), v.create_qp("UC", pd, cq, cq)
+        uc_connect(v, uc1, uc2, 0x300, 0x700)
+        uc_connect(v, uc2, uc1, 0x700, 0x300)
+        xrcd, scq = alloc_xrcd(v), v.create_cq()
+        srq = create_xrc_srq(v, pd, xrcd, scq.cqn)
+        ini, tgt = xrc_ini(v, pd, cq), xrc_tgt(v, pd, xrcd)
+        lb_connect(v, ini, tgt, 0x900, 0xb00)
+        lb_connect(v, tgt, ini, 0xb00, 0x900)
         v.qt.memwrite(buf, pattern(0x1000, 7))
         v.qt.memwrite(buf + 0x5000, struct.pack("<Q", 40))
         # Every frame: Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4 = 58, then its
@@ -144,6 +162,13 @@ def case_loop_counters(frames):
                                                                   rmac=MAC) +
                                                     dseg(buf, 201, key))),
              [58 + 8 + 204]),
+            ("UC SEND 300 B", lambda: (uc2.post_recv([(buf + 0x8000, 1024, key)]),
+                                       uc1.post_send(SEND, dseg(buf, 300, key))),
+             [58 + 256, 58 + 44]),                              # no ACK
+            ("XRC SEND 100 B", lambda: (srq.post([(buf + 0x9000, 1024, key)]),
+                                        ini.post_send(SEND, xrc(srq.srqn) +
+                                                      dseg(buf, 100, key))),
+             [58 + 4 + 100, ack]),                              # XRCETH; ACK without
             ("SEND without a receive WQE (RNR NAK), then one", lambda: (
                 a.post_send(SEND, dseg(buf, 100, key)), v.settle(),
                 b.post_recv([(buf + 0x7000, 1024, key)]),
@@ -162,8 +187,10 @@ def case_loop_counters(frames):
                  [want, want, (0, 0)],
                  "%s, %s: %d frames of %d bytes sent and received (%d CQEs)" %
                  (mode, name, want[0], want[1], len(cqes)))
-        t.eq(v.qt.memread(buf + 0x7000, 100), pattern(0x1000, 7)[:100],
-             "%s: the SEND after the RNR NAK arrived" % mode)
+        t.eq([v.qt.memread(buf + a, n) for a, n in ((0x8000, 300), (0x9000, 100),
+                                                     (0x7000, 100))],
+             [pattern(0x1000, 7)[:n] for n in (300, 100, 100)],
+             "%s: the UC and XRC SENDs and the SEND after the RNR NAK arrived" % mode)
     finally:
         v.close()
 
