@@ -199,7 +199,7 @@ typedef struct VcxReq {
     VcxXfer x;
     bool wire;                  /* the message is on the wire (roce/vcx-roce-req.c) */
     bool looped;                /* moved whole to a QP of the port, its answer not counted */
-    VcxWireAddr loop_addr;      /* ... and the headers its frames are counted with */
+    uint32_t loop_outer;        /* ... and its frames' bytes around the BTH and payload */
 } VcxReq;
 
 /*

@@ -282,3 +282,14 @@ void vcx_nic_count_roce(VcxState *s, const uint8_t *f, uint32_t len, bool tx)
 {
     vcx_nic_count_roce_n(s, f[0] & 1, 1, len, tx);
 }
+
+/* Unicast RoCE frames looped inside the port: each sent and received once. */
+void vcx_nic_count_roce_looped(VcxState *s, uint64_t pkts, uint64_t octets)
+{
+    VcxNicStats *st = &vcx_nic(s)->st;
+
+    st->tx_ib_uc_pkts += pkts;
+    st->tx_ib_uc_bytes += octets;
+    st->rx_ib_uc_pkts += pkts;
+    st->rx_ib_uc_bytes += octets;
+}

@@ -398,5 +398,6 @@ void vcx_nic_count_rx(VcxState *s, const uint8_t *frame, uint32_t len);
 void vcx_nic_count_tx(VcxState *s, const uint8_t *frame, uint32_t len);
 void vcx_nic_count_roce(VcxState *s, const uint8_t *frame, uint32_t len, bool tx);
 void vcx_nic_count_roce_n(VcxState *s, bool group, uint64_t pkts, uint64_t octets, bool tx);
+void vcx_nic_count_roce_looped(VcxState *s, uint64_t pkts, uint64_t octets);
 
 #endif

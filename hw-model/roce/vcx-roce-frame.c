@@ -176,16 +176,34 @@ void vcx_roce_icrc_seal(uint8_t *f, uint32_t len)
 }
 
 /*
- * The length of the frame vcx_roce_build() makes for a packet of this opcode and payload:
- * Ethernet (and its 802.1Q tag), IPv4 or IPv6, UDP, BTH and the opcode's extension
- * headers, the payload padded to 4 bytes, the ICRC. The vport counters count it so (no
- * FCS).
+ * The bytes of a frame around its BTH, extension headers and payload: Ethernet (and its
+ * 802.1Q tag), IPv4 or IPv6, UDP and the ICRC.
  */
-uint32_t vcx_roce_frame_len(const VcxWireAddr *a, uint8_t opcode, uint32_t len)
+uint32_t vcx_roce_frame_outer(bool vlan, bool ipv4)
 {
-    return VCX_ETH_HLEN + (a->vlan ? VCX_VLAN_HLEN : 0) +
-           (a->ipv4 ? VCX_IP4_HLEN : VCX_IP6_HLEN) + VCX_UDP_HLEN +
-           vcx_roce_hdr_len(vcx_roce_op_flags(opcode)) + ROUND_UP(len, 4) + VCX_ICRC_LEN;
+    return VCX_ETH_HLEN + (vlan ? VCX_VLAN_HLEN : 0) +
+           (ipv4 ? VCX_IP4_HLEN : VCX_IP6_HLEN) + VCX_UDP_HLEN + VCX_ICRC_LEN;
+}
+
+/* The same for a frame from the port's GID table entry index (none: IPv6, untagged). */
+uint32_t vcx_roce_frame_outer_gid(VcxState *s, uint32_t index)
+{
+    const uint8_t *gid = vcx_gid_entry(s, index);
+    uint16_t tci;
+
+    return gid ? vcx_roce_frame_outer(vcx_gid_vlan_tci(gid, 0, &tci),
+                                      vcx_get(gid, VCX_GID_L3_TYPE) == VCX_GID_L3_IPV4) :
+                 vcx_roce_frame_outer(false, false);
+}
+
+/*
+ * The length of the frame vcx_roce_build() makes for a packet of this opcode and
+ * payload (padded to 4 bytes) with outer bytes around it. The vport counters count it
+ * so (no FCS).
+ */
+uint32_t vcx_roce_frame_len(uint32_t outer, uint8_t opcode, uint32_t len)
+{
+    return outer + vcx_roce_hdr_len(vcx_roce_op_flags(opcode)) + ROUND_UP(len, 4);
 }
 
 /*

@@ -278,7 +278,6 @@ bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq)
         .flow_label = m->flow_label,
     };
     bool member = vcx_roce_mcg_find_any(s, m->dgid);
-    VcxWireAddr a;
     uint32_t octets;
 
     p.flags = vcx_roce_op_flags(p.opcode);
@@ -290,9 +289,9 @@ bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq)
                      "multicast payload not readable");
         return false;
     }
-    vcx_roce_addr_av(s, qp, m->av, vcx_gid_entry(s, vcx_get(m->av, VCX_WQE_AV_SGID_INDEX)),
-                     &a);
-    octets = vcx_roce_frame_len(&a, m->opcode, m->len);
+    octets = vcx_roce_frame_len(vcx_roce_frame_outer_gid(s, vcx_get(m->av,
+                                                                     VCX_WQE_AV_SGID_INDEX)),
+                                m->opcode, m->len);
     if (!vcx_roce_route(s, qp, m)) {
         vcx_nic_count_roce_n(s, true, 1, octets, true);
     }

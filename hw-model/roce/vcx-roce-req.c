@@ -108,23 +108,25 @@ static uint8_t vcx_wire_data_op(uint8_t only, uint32_t i, uint32_t n)
  * the frames this file and the responder build: the request cut at the path MTU (a UD
  * message is one frame), one ACK or NAK per RC message (AckReq comes with its last
  * packet; VCX_WIRE_ACKREQ_EVERY packets of a longer one would ask for more), a READ's
- * responses at the path MTU, one atomic ACK. Responses are counted with the request
- * path's headers (IP version, VLAN tag): the paths of a looped pair name GIDs of the
- * same port, mirror images of each other.
+ * responses at the path MTU, one atomic ACK. Their Ethernet, IP and UDP headers are
+ * those of the request's source GID entry, for the responses too: the paths of a looped
+ * pair name GIDs of the same port, mirror images of each other. Unicast: a multicast
+ * datagram's local copy is counted where it is made (vcx_roce_mcg_loopback).
  */
 
 /* Octets of the n frames (n >= 1) of len payload bytes at mtu; packet i's opcode op. */
-static uint64_t vcx_loop_octets(const VcxWireAddr *a, uint8_t (*op)(uint8_t, uint32_t,
-                                                                     uint32_t),
+static uint64_t vcx_loop_octets(uint32_t outer, uint8_t (*op)(uint8_t, uint32_t, uint32_t),
                                 uint8_t only, uint32_t n, uint64_t len, uint32_t mtu)
 {
-    uint64_t o = vcx_roce_frame_len(a, op(only, 0, n), MIN(len, mtu));
+    uint64_t o;
 
-    if (n > 2) {
-        o += (uint64_t)(n - 2) * vcx_roce_frame_len(a, op(only, 1, n), mtu);
+    if (n == 1) {
+        return vcx_roce_frame_len(outer, op(only, 0, 1), len);
     }
-    if (n > 1) {
-        o += vcx_roce_frame_len(a, op(only, n - 1, n), len - (uint64_t)(n - 1) * mtu);
+    o = vcx_roce_frame_len(outer, op(only, 0, n), mtu) +
+        vcx_roce_frame_len(outer, op(only, n - 1, n), len - (uint64_t)(n - 1) * mtu);
+    if (n > 2) {
+        o += (uint64_t)(n - 2) * vcx_roce_frame_len(outer, op(only, 1, n), mtu);
     }
     return o;
 }
@@ -135,8 +137,8 @@ static uint32_t vcx_loop_npkts(uint64_t len, uint32_t mtu)
 }
 
 /*
- * The request's frames (answer false; their headers kept in rq->loop_addr) or those of
- * the answer in rq->ack (true).
+ * The request's frames (answer false; their outer bytes kept in rq->loop_outer) or
+ * those of the answer in rq->ack (true).
  */
 void vcx_roce_count_whole(VcxState *s, VcxQp *qp, VcxReq *rq, bool answer)
 {
@@ -144,37 +146,32 @@ void vcx_roce_count_whole(VcxState *s, VcxQp *qp, VcxReq *rq, bool answer)
     uint8_t op = m->opcode & IB_OP_MASK, t = m->opcode & ~IB_OP_MASK;
     bool dgram = vcx_qp_is_dgram(qp);
     uint32_t mtu = dgram ? 4096 : vcx_path_mtu(qp), n = 1;
-    const VcxWireAddr *a = &rq->loop_addr;
     uint64_t octets;
 
-    if (!answer && dgram) {
-        vcx_roce_addr_av(s, qp, m->av,
-                         vcx_gid_entry(s, vcx_get(m->av, VCX_WQE_AV_SGID_INDEX)),
-                         &rq->loop_addr);
-    } else if (!answer) {
-        vcx_roce_addr_path(s, qp, &rq->loop_addr);
-    }
     if (!answer) {
+        rq->loop_outer = vcx_roce_frame_outer_gid(s, dgram ?
+            vcx_get(m->av, VCX_WQE_AV_SGID_INDEX) :
+            vcx_get(qp->qpc + VCX_QPC_PRI_PATH_AT, VCX_ADS_SRC_ADDR_INDEX));
         if (op == IB_OP_READ_REQUEST || op == IB_OP_COMPARE_SWAP || op == IB_OP_FETCH_ADD) {
-            octets = vcx_roce_frame_len(a, m->opcode, 0);
+            octets = vcx_roce_frame_len(rq->loop_outer, m->opcode, 0);
         } else {
             n = dgram ? 1 : vcx_loop_npkts(m->len, mtu);
-            octets = vcx_loop_octets(a, vcx_wire_data_op, m->opcode, n, m->len, mtu);
+            octets = vcx_loop_octets(rq->loop_outer, vcx_wire_data_op, m->opcode, n, m->len,
+                                     mtu);
         }
     } else if (!vcx_qp_reliable(qp) || rq->ack.type == VCX_NO_RESPONSE) {
         return;
-    } else if (rq->ack.type != VCX_ACK) {
-        octets = vcx_roce_frame_len(a, t | IB_OP_ACKNOWLEDGE, 0);     /* a NAK */
-    } else if (op == IB_OP_READ_REQUEST) {
+    } else if (rq->ack.type == VCX_ACK && op == IB_OP_READ_REQUEST) {
         n = vcx_loop_npkts(m->dma_len, mtu);
-        octets = vcx_loop_octets(a, vcx_roce_read_resp_op, t, n, m->dma_len, mtu);
-    } else if (op == IB_OP_COMPARE_SWAP || op == IB_OP_FETCH_ADD) {
-        octets = vcx_roce_frame_len(a, t | IB_OP_ATOMIC_ACK, 0);
+        octets = vcx_loop_octets(rq->loop_outer, vcx_roce_read_resp_op, t, n, m->dma_len,
+                                 mtu);
+    } else if (rq->ack.type == VCX_ACK &&
+               (op == IB_OP_COMPARE_SWAP || op == IB_OP_FETCH_ADD)) {
+        octets = vcx_roce_frame_len(rq->loop_outer, t | IB_OP_ATOMIC_ACK, 0);
     } else {
-        octets = vcx_roce_frame_len(a, t | IB_OP_ACKNOWLEDGE, 0);
+        octets = vcx_roce_frame_len(rq->loop_outer, t | IB_OP_ACKNOWLEDGE, 0); /* or NAK */
     }
-    vcx_nic_count_roce_n(s, a->dmac[0] & 1, n, octets, true);
-    vcx_nic_count_roce_n(s, a->dmac[0] & 1, n, octets, false);
+    vcx_nic_count_roce_looped(s, n, octets);
 }
 
 /*

@@ -184,7 +184,9 @@ static inline uint8_t vcx_roce_read_resp_op(uint8_t t, uint32_t i, uint32_t n)
 
 uint32_t vcx_roce_op_flags(uint8_t opcode);
 uint32_t vcx_roce_hdr_len(uint32_t flags);
-uint32_t vcx_roce_frame_len(const VcxWireAddr *a, uint8_t opcode, uint32_t len);
+uint32_t vcx_roce_frame_outer(bool vlan, bool ipv4);
+uint32_t vcx_roce_frame_outer_gid(VcxState *s, uint32_t index);
+uint32_t vcx_roce_frame_len(uint32_t outer, uint8_t opcode, uint32_t len);
 uint32_t vcx_roce_build(uint8_t *f, const VcxWireAddr *a, const VcxRocePkt *p, bool icrc);
 void vcx_roce_icrc_seal(uint8_t *f, uint32_t len);
 /* icrc false: a frame that never left the device, built without its ICRC */
