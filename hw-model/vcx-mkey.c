@@ -5,8 +5,9 @@
  * Access modes: PA (the key covers guest physical addresses directly; length64 covers
  * everything, as the kernel's DMA MR does) and MTT (a list of 2^log_page_size pages; the
  * IOVA start_addr and the first page share their offset within a page, as the PRM
- * requires). KLM keys other than memory windows (below), KSM, per-page access
- * (pg_access), BSFs, umem and keys created bound to a QP are refused with BAD_PARAM. A key created free (umr_en = 1,
+ * requires). KLM keys must be created free with umr_en (memory windows and indirect MRs,
+ * below); KSM, per-page access (pg_access), BSFs, umem and keys created bound to a QP are
+ * refused with BAD_PARAM. A key created free (umr_en = 1,
  * free = 1) exists but refuses every access until a UMR WQE (vcx_mkey_umr(), run by the
  * requester in vcx-xport.c) loads its translations and clears free; a UMR setting free
  * (local invalidation) or a SEND with invalidate (responder) disables it again.
@@ -15,6 +16,12 @@
  * allocates them. A bind UMR (vcx_mw_bind()) gives the window a range, rights and one KLM
  * entry naming the MR it lies in; remote access through the window checks the window and
  * then the MR at access time (a window never serves as a local key).
+ *
+ * Indirect MRs are KLM keys too (mlx5_ib's IB_MR_TYPE_SG_GAPS, which it offers with the
+ * memory windows' cap imaicl): a fast-registration UMR (vcx_klm_reg(); its mkey_mask
+ * names PAGE_SIZE, which a bind never does) loads a list of KLM entries, each byte_count
+ * bytes at an address of an MR of the same PD, and [start, start + len) runs through them
+ * in order. Each entry's MR is checked again at access time, as a window's is.
  *
  * The key is (mkey_index << 8) | mkey_7_0; a lookup compares both parts.
  *
@@ -45,7 +52,7 @@ enum {
     SYND_MKEY_KLM,
 };
 
-#define VCX_MW_MAX_KLM_OCTWORDS 64
+#define VCX_KLM_MAX_OCTWORDS    256     /* KLM entries (16 bytes each) a KLM key holds */
 
 #define VCX_MKEY_MIN_LOG_PAGE   12
 #define VCX_MKEY_MAX_LOG_PAGE   30
@@ -90,12 +97,12 @@ uint8_t vcx_cmd_create_mkey(VcxState *s, VcxCmd *cmd)
     }
     if (mode == VCX_MKC_ACCESS_MODE_KLM &&
         (!free || !umr_en || xlt_actual || vcx_get(mkc, VCX_MKC_LENGTH64) ||
-         !xlt_size || xlt_size > VCX_MW_MAX_KLM_OCTWORDS)) {
+         !xlt_size || xlt_size > VCX_KLM_MAX_OCTWORDS)) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_KLM,
-                            "KLM keys are memory windows: free, umr_en, no initial KLMs, "
-                            "no length64, translations_octword_size 1..%u (got free %d "
-                            "umr_en %d actual %u size %u)", VCX_MW_MAX_KLM_OCTWORDS, free,
-                            umr_en, xlt_actual, xlt_size);
+                            "KLM keys (windows, indirect MRs) are created free, umr_en, "
+                            "no initial KLMs, no length64, translations_octword_size 1..%u "
+                            "(got free %d umr_en %d actual %u size %u)",
+                            VCX_KLM_MAX_OCTWORDS, free, umr_en, xlt_actual, xlt_size);
     }
     if (!pd) {
         return vcx_cmd_fail(cmd, VCX_CMD_STAT_BAD_PARAM, SYND_MKEY_PD,
@@ -250,6 +257,7 @@ void vcx_mkey_free(VcxState *s, VcxMkey *mk)
     }
     vcx_obj_remove(&s->objs->mkeys, mk->index);
     g_free(mk->mtt);
+    g_free(mk->klm);
     g_free(mk);
 }
 
@@ -270,6 +278,44 @@ uint8_t vcx_cmd_destroy_mkey(VcxState *s, VcxCmd *cmd)
 /*
  * Data path: key checks and translation
  */
+
+/* An entry's key can serve bytes [addr, addr + len) for an indirect MR of pdn. */
+static bool vcx_klm_entry_ok(VcxState *s, const VcxKlm *e, uint32_t pdn, uint64_t addr,
+                             uint64_t len)
+{
+    VcxMkey *mr = vcx_mkey_get(s, e->mkey);
+
+    return mr && !mr->free && mr->pdn == pdn && mr->access_mode != VCX_MKC_ACCESS_MODE_KLM &&
+           (mr->length64 ||
+            (addr >= mr->start && len <= mr->len && addr - mr->start <= mr->len - len));
+}
+
+/*
+ * Indirect MR, at access time: every entry [va, va + len) runs through still names a key
+ * of the MR's PD, not free, not indirect, that covers the entry's part (the indirect
+ * key's own rights and range are checked by the caller).
+ */
+static bool vcx_klm_check(VcxState *s, const VcxMkey *mk, uint64_t va, uint64_t len,
+                          const char **why)
+{
+    uint64_t rel = va - mk->start, end = rel + len, pos = 0;
+
+    for (uint32_t i = 0; i < mk->nklm && pos < end; pos += mk->klm[i++].bcount) {
+        const VcxKlm *e = &mk->klm[i];
+        uint64_t from, to;
+
+        if (pos + e->bcount <= rel) {
+            continue;
+        }
+        from = MAX(rel, pos) - pos;
+        to = MIN(end, pos + e->bcount) - pos;
+        if (!vcx_klm_entry_ok(s, e, mk->pdn, e->addr + from, to - from)) {
+            *why = "indirect MR entry's key is gone, free, of another PD or too short";
+            return false;
+        }
+    }
+    return true;
+}
 
 /* The key, if it exists, is enabled, belongs to pdn and allows access over [va, va+len). */
 VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
@@ -309,6 +355,9 @@ VcxMkey *vcx_mkey_check(VcxState *s, uint32_t key, uint32_t pdn, uint32_t qpn,
     if (len && va + len - 1 < va) {
         *why = "range wraps";
         return NULL;
+    }
+    if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM && mk->indirect) {
+        return vcx_klm_check(s, mk, va, len, why) ? mk : NULL;
     }
     if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
         VcxMkey *mr;
@@ -370,19 +419,40 @@ static bool vcx_mkey_xlate(const VcxMkey *mk, uint64_t va, uint64_t want, uint64
 }
 
 /*
- * A memory window's bytes are its MR's: the MR and the address in it for len bytes at va
- * of window mk, or NULL if they are outside the window or the MR cannot serve them.
+ * A KLM key's bytes are another key's: that key and the address in it for va of mk, and
+ * in *len how many of the bytes asked from va it serves (a window: all of them or none;
+ * an indirect MR: up to the end of va's entry). NULL if they are outside mk or the key
+ * cannot serve them.
  */
-static VcxMkey *vcx_mw_target(VcxState *s, const VcxMkey *mk, uint64_t va, uint32_t len,
-                              uint64_t *mr_va)
+static VcxMkey *vcx_klm_target(VcxState *s, const VcxMkey *mk, uint64_t va, uint32_t *len,
+                               uint64_t *t_va)
 {
-    VcxMkey *mr = vcx_mkey_get(s, mk->mw_mkey);
+    VcxMkey *mr;
 
-    if (va < mk->start || len > mk->len || va - mk->start > mk->len - len ||
+    if (mk->indirect) {
+        uint64_t rel = va - mk->start, pos = 0;
+
+        if (va < mk->start || rel >= mk->len) {
+            return NULL;
+        }
+        for (uint32_t i = 0; i < mk->nklm; pos += mk->klm[i++].bcount) {
+            const VcxKlm *e = &mk->klm[i];
+
+            if (rel < pos + e->bcount) {
+                *len = MIN(*len, pos + e->bcount - rel);
+                *t_va = e->addr + (rel - pos);
+                return vcx_klm_entry_ok(s, e, mk->pdn, *t_va, *len) ?
+                       vcx_mkey_get(s, e->mkey) : NULL;
+            }
+        }
+        return NULL;
+    }
+    mr = vcx_mkey_get(s, mk->mw_mkey);
+    if (va < mk->start || *len > mk->len || va - mk->start > mk->len - *len ||
         !mr || mr->free || mr->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
         return NULL;
     }
-    *mr_va = mk->mw_addr + (va - mk->start);
+    *t_va = mk->mw_addr + (va - mk->start);
     return mr;
 }
 
@@ -393,10 +463,20 @@ MemTxResult vcx_mkey_rw(VcxState *s, VcxMkey *mk, uint64_t va, void *buf, uint32
     uint8_t *p = buf;
 
     if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-        uint64_t mr_va;
-        VcxMkey *mr = vcx_mw_target(s, mk, va, len, &mr_va);
+        while (len) {
+            uint32_t n = len;
+            uint64_t t_va;
+            VcxMkey *t = vcx_klm_target(s, mk, va, &n, &t_va);
+            MemTxResult r = t ? vcx_mkey_rw(s, t, t_va, p, n, write) : MEMTX_ACCESS_ERROR;
 
-        return mr ? vcx_mkey_rw(s, mr, mr_va, buf, len, write) : MEMTX_ACCESS_ERROR;
+            if (r != MEMTX_OK) {
+                return r;
+            }
+            p += n;
+            va += n;
+            len -= n;
+        }
+        return MEMTX_OK;
     }
     /*
      * Exactly the key's range: its MTT pages may reach past start + len, but the bytes
@@ -457,10 +537,11 @@ void *vcx_mkey_map(VcxState *s, VcxMkey *mk, uint64_t va, uint32_t len, bool wri
     void *p;
 
     if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-        uint64_t target_va;
-        VcxMkey *target = vcx_mw_target(s, mk, va, len, &target_va);
+        uint32_t m = len;
+        uint64_t t_va;
+        VcxMkey *t = vcx_klm_target(s, mk, va, &m, &t_va);
 
-        return target ? vcx_mkey_map(s, target, target_va, len, write, n) : NULL;
+        return t ? vcx_mkey_map(s, t, t_va, m, write, n) : NULL;
     }
     if (!len || (!mk->length64 &&
                  (va < mk->start || len > mk->len || va - mk->start > mk->len - len)) ||
@@ -666,6 +747,178 @@ static uint8_t vcx_mw_bind(VcxState *s, VcxMkey *mw, uint32_t pdn, uint32_t qpn,
                              VCX_UMR_MASK_FREE)
 
 /*
+ * A UMR's translation list, bytes long: inline after the mkey segment (flag INLINE), or
+ * read through the data segment there with the QP's PD (a REG_UMR QP, privileged:
+ * mlx5_ib's has no PD, reads it with any PD's key).
+ */
+static uint8_t vcx_umr_xlt_read(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
+                                const uint8_t *w, uint32_t off, uint32_t end, uint8_t *raw,
+                                uint32_t bytes, const char **why)
+{
+    const uint8_t *d = w + off;
+    uint64_t addr;
+    uint32_t lkey;
+    VcxMkey *dm;
+
+    if (vcx_get(w + VCX_WQE_CTRL_SIZE, VCX_WQE_UMR_FLAGS) & VCX_UMR_FLAG_INLINE) {
+        if (end < off + bytes) {
+            *why = "inline translations beyond the WQE";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        memcpy(raw, w + off, bytes);
+        return 0;
+    }
+    if (end < off + VCX_WQE_DATA_SEG_SIZE) {
+        *why = "UMR without the data segment of its translation list";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    lkey = vcx_get(d, VCX_WQE_DATA_LKEY);
+    addr = vcx_get64(d, VCX_WQE_DATA_ADDR);
+    if (vcx_get(d, VCX_WQE_DATA_BYTE_COUNT) < bytes) {
+        *why = "translation list data segment shorter than xlt_octowords";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    dm = vcx_mkey_check(s, lkey, privileged ? VCX_PDN_ANY : pdn, qpn, addr, bytes,
+                        VCX_ACC_LOCAL_READ, why);
+    if (!dm) {
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (vcx_mkey_rw(s, dm, addr, raw, bytes, false) != MEMTX_OK) {
+        *why = "translation list not readable";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    return 0;
+}
+
+/*
+ * Fast registration and local invalidation of an indirect MR: a UMR WQE on a KLM key
+ * whose mkey_mask names PAGE_SIZE (mlx5_ib's REG_MR on an SG_GAPS MR), and every later
+ * UMR on such a key. The mkey segment gives the range and rights; xlt_octowords KLM
+ * entries (16 bytes each, at translation offset 0, inline or by data segment) the bytes:
+ * those up to len are used (mlx5_ib pads the list to 64 bytes), each within a key of the
+ * MR's PD that is not free and not itself a KLM key. Checked in full before the key
+ * changes; malformed WQEs complete with 0x02, refused ones with 0x04 (as for MTT keys).
+ */
+#define VCX_KLM_FLAGS_OK    (VCX_UMR_FLAG_TRANSLATION_OFFSET | VCX_UMR_FLAG_CHECK_FREE | \
+                             VCX_UMR_FLAG_CHECK_NOT_FREE | VCX_UMR_FLAG_INLINE)
+#define VCX_KLM_MASK_OK     (VCX_UMR_MASK_LEN | VCX_UMR_MASK_PAGE_SIZE | \
+                             VCX_UMR_MASK_START_ADDR | VCX_UMR_MASK_EN_RINVAL | \
+                             VCX_UMR_MASK_KEY | VCX_UMR_MASK_LR | VCX_UMR_MASK_LW | \
+                             VCX_UMR_MASK_RR | VCX_UMR_MASK_RW | VCX_UMR_MASK_A | \
+                             VCX_UMR_MASK_SMALL_FENCE | VCX_UMR_MASK_FREE)
+
+static uint8_t vcx_klm_reg(VcxState *s, VcxMkey *mk, uint32_t pdn, uint32_t qpn,
+                           bool privileged, const uint8_t *w, uint32_t end,
+                           const char **why)
+{
+    const uint8_t *uc = w + VCX_WQE_CTRL_SIZE;
+    const uint8_t *seg = uc + VCX_WQE_UMR_CTRL_SIZE;
+    uint32_t off = VCX_WQE_CTRL_SIZE + VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE;
+    uint32_t flags = vcx_get(uc, VCX_WQE_UMR_FLAGS);
+    uint32_t xlt_oct = vcx_get(uc, VCX_WQE_UMR_XLT_OCTOWORDS), nklm = 0;
+    uint64_t mask = vcx_get64(uc, VCX_WQE_UMR_MKEY_MASK), pos;
+    g_autofree uint8_t *raw = NULL;
+    g_autofree VcxKlm *klm = NULL;
+    VcxMkey n = *mk;
+    uint8_t synd;
+
+    if (flags & ~VCX_KLM_FLAGS_OK) {
+        *why = "indirect MR UMR flags not supported";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (mask & ~VCX_KLM_MASK_OK) {
+        *why = "indirect MR UMR mkey_mask names fields it cannot set";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if ((flags & VCX_UMR_FLAG_TRANSLATION_OFFSET) &&
+        (vcx_get(uc, VCX_WQE_UMR_XLT_OFFSET) || vcx_get(uc, VCX_WQE_UMR_XLT_OFFSET_47_16))) {
+        *why = "indirect MR registration at a translation offset";
+        return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+    }
+    if (!privileged && mk->pdn != pdn) {
+        *why = "UMR on a key of another PD";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (((flags & VCX_UMR_FLAG_CHECK_FREE) && !mk->free) ||
+        ((flags & VCX_UMR_FLAG_CHECK_NOT_FREE) && mk->free)) {
+        *why = "UMR free-state check failed";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (mask & VCX_UMR_MASK_LEN) {
+        n.len = vcx_get64(seg, VCX_MKC_LEN);
+    }
+    if (mask & VCX_UMR_MASK_START_ADDR) {
+        n.start = vcx_get64(seg, VCX_MKC_START_ADDR);
+    }
+    if (mask & VCX_UMR_MASK_PAGE_SIZE) {
+        n.log_page_size = vcx_get(seg, VCX_MKC_LOG_PAGE_SIZE);   /* unused by KLMs */
+    }
+    if (mask & VCX_UMR_MASK_EN_RINVAL) {
+        n.en_rinval = vcx_get(seg, VCX_MKC_EN_RINVAL);
+    }
+    if (mask & VCX_UMR_MASK_KEY) {
+        n.key = vcx_get(seg, VCX_MKC_MKEY_7_0);
+    }
+    vcx_umr_apply_rights(&n, seg, mask);
+    if (mask & VCX_UMR_MASK_FREE) {
+        n.free = vcx_get(seg, VCX_MKC_FREE);
+        if (!n.free && !mk->free) {
+            *why = "fast registration of a key that is not free";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+    }
+    n.indirect = true;
+    if (n.free) {
+        if (xlt_oct) {
+            *why = "invalidation of an indirect MR with translations";
+            return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
+        }
+        *mk = n;
+        trace_vcx_mkey_umr(VCX_MKEY(mk->index, mk->key), mk->free, mk->start, mk->len, 0);
+        return 0;
+    }
+    if (!xlt_oct || xlt_oct > mk->xlt_octwords) {
+        *why = "indirect MR registration needs 1 to translations_octword_size KLM entries";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (!n.len || n.start + n.len < n.start) {
+        *why = "indirect MR range empty or wrapping";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    raw = g_malloc(xlt_oct * VCX_WQE_KLM_SIZE);
+    synd = vcx_umr_xlt_read(s, pdn, qpn, privileged, w, off, end, raw,
+                            xlt_oct * VCX_WQE_KLM_SIZE, why);
+    if (synd) {
+        return synd;
+    }
+    klm = g_new(VcxKlm, xlt_oct);
+    for (pos = 0; pos < n.len; pos += klm[nklm++].bcount) {
+        const uint8_t *e = raw + nklm * VCX_WQE_KLM_SIZE;
+
+        if (nklm == xlt_oct) {
+            *why = "indirect MR's KLM entries cover less than its length";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+        klm[nklm] = (VcxKlm) {
+            .bcount = vcx_get(e, VCX_WQE_KLM_BYTE_COUNT),
+            .mkey = vcx_get(e, VCX_WQE_KLM_MKEY),
+            .addr = vcx_get64(e, VCX_WQE_KLM_ADDR),
+        };
+        if (!klm[nklm].bcount ||
+            !vcx_klm_entry_ok(s, &klm[nklm], n.pdn, klm[nklm].addr, klm[nklm].bcount)) {
+            *why = "indirect MR's KLM entry is empty or not within a key of its PD";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+    }
+    g_free(mk->klm);
+    n.klm = g_steal_pointer(&klm);
+    n.nklm = nklm;
+    *mk = n;
+    trace_vcx_mkey_umr(VCX_MKEY(mk->index, mk->key), mk->free, mk->start, mk->len, xlt_oct);
+    return 0;
+}
+
+/*
  * Octowords of translations a UMR may load into the key: translations_octword_size rounded
  * up to 64 bytes, the unit in which UMR copies translations (mlx5_ib pads every list to
  * it and takes keys of 4 MTTs, 2 octowords, from its cache for small MRs).
@@ -688,6 +941,7 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
     g_autofree uint8_t *raw = NULL;
     VcxMkey *mk, n;
     VcxPd *new_pd = NULL;
+    uint8_t synd;
 
     if (end < off) {
         *why = "UMR WQE shorter than its control, UMR control and mkey segments";
@@ -719,7 +973,9 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
         return VCX_CQE_SYND_LOCAL_PROT_ERR;
     }
     if (mk->access_mode == VCX_MKC_ACCESS_MODE_KLM) {
-        return vcx_mw_bind(s, mk, pdn, qpn, w, end, why);
+        return mk->indirect || (mask & VCX_UMR_MASK_PAGE_SIZE) ?
+               vcx_klm_reg(s, mk, pdn, qpn, privileged, w, end, why) :
+               vcx_mw_bind(s, mk, pdn, qpn, w, end, why);
     }
     if (flags & VCX_UMR_FLAG_CHECK_QPN) {
         *why = "UMR flag CHECK_QPN on a key that is not a memory window";
@@ -790,38 +1046,9 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
             return VCX_CQE_SYND_LOCAL_PROT_ERR;
         }
         raw = g_malloc(bytes);
-        if (flags & VCX_UMR_FLAG_INLINE) {
-            if (end < off + bytes) {
-                *why = "inline translations beyond the WQE";
-                return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-            }
-            memcpy(raw, w + off, bytes);
-        } else {
-            const uint8_t *d = w + off;
-            uint64_t addr;
-            uint32_t lkey;
-            VcxMkey *dm;
-
-            if (end < off + VCX_WQE_DATA_SEG_SIZE) {
-                *why = "UMR without the data segment of its translation list";
-                return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-            }
-            lkey = vcx_get(d, VCX_WQE_DATA_LKEY);
-            addr = vcx_get64(d, VCX_WQE_DATA_ADDR);
-            if (vcx_get(d, VCX_WQE_DATA_BYTE_COUNT) < bytes) {
-                *why = "translation list data segment shorter than xlt_octowords";
-                return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-            }
-            /* a REG_UMR QP (privileged; mlx5_ib's has no PD) reads it with any PD's key */
-            dm = vcx_mkey_check(s, lkey, privileged ? VCX_PDN_ANY : pdn, qpn, addr, bytes,
-                                VCX_ACC_LOCAL_READ, why);
-            if (!dm) {
-                return VCX_CQE_SYND_LOCAL_PROT_ERR;
-            }
-            if (vcx_mkey_rw(s, dm, addr, raw, bytes, false) != MEMTX_OK) {
-                *why = "translation list not readable";
-                return VCX_CQE_SYND_LOCAL_PROT_ERR;
-            }
+        synd = vcx_umr_xlt_read(s, pdn, qpn, privileged, w, off, end, raw, bytes, why);
+        if (synd) {
+            return synd;
         }
         mtt = g_new0(uint64_t, MAX((uint64_t)vcx_mkey_xlt_capacity(mk) * 2, 1));
         memcpy(mtt, mk->mtt, mk->nmtt * sizeof(uint64_t));

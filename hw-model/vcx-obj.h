@@ -90,6 +90,13 @@ typedef struct VcxXrcd {
     uint32_t refs;              /* SRQs and QPs naming it */
 } VcxXrcd;
 
+/* One KLM entry of an indirect key: byte_count bytes at addr through key mkey. */
+typedef struct VcxKlm {
+    uint32_t mkey;
+    uint32_t bcount;
+    uint64_t addr;
+} VcxKlm;
+
 typedef struct VcxMkey {
     uint32_t index;
     uint8_t key;                /* mkey_7_0 */
@@ -110,6 +117,13 @@ typedef struct VcxMkey {
     /* memory window (access mode KLM): [start, start + len) maps to mw_addr in mw_mkey */
     uint32_t mw_mkey;
     uint64_t mw_addr;
+    /*
+     * indirect MR (access mode KLM, fast-registered): [start, start + len) runs through
+     * the nklm entries in order (vcx_klm_reg)
+     */
+    bool indirect;
+    uint32_t nklm;
+    VcxKlm *klm;
 } VcxMkey;
 
 typedef struct VcxCq {

@@ -557,7 +557,7 @@ void vcx_resp_end(VcxState *s, VcxQp *qp, const VcxPkt *pkt, VcxXfer *x,
             VcxMkey *inv = vcx_mkey_get(s, pkt->inv_rkey);
 
             if (!inv || inv->pdn != rcv.pdn || !inv->umr_en ||
-                (inv->access_mode == VCX_MKC_ACCESS_MODE_KLM &&
+                (inv->access_mode == VCX_MKC_ACCESS_MODE_KLM && !inv->indirect &&
                  (!inv->en_rinval || inv->qpn != qp->qpn))) {
                 qemu_log_mask(LOG_GUEST_ERROR, "vcx: QP 0x%x send with invalidate of "
                               "key 0x%x: not an invalidatable key of the QP's PD\n",

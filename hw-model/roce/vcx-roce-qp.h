@@ -63,6 +63,7 @@ typedef struct VcxWireMsg {
     uint8_t fm_ce_se;
     uint8_t kind;               /* VcxWireKind */
     uint8_t synd;               /* LOCAL: its error CQE syndrome, 0 if it succeeded */
+    const char *why;            /* LOCAL: why it failed (a string constant) */
     uint32_t byte_cnt;
     uint32_t first_psn;
     uint32_t npkts;             /* PSNs it spans (READ: its responses; LOCAL: 0) */

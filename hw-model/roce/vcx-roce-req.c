@@ -394,7 +394,7 @@ static bool vcx_win_retire(VcxState *s, VcxQp *qp, VcxWireWin *w)
         VcxWireMsg *m = vcx_win_msg(w, 0);
 
         if (m->kind == VCX_WMSG_LOCAL && m->synd) {
-            vcx_win_fail(s, qp, w, m->synd, "memory key operation failed");
+            vcx_win_fail(s, qp, w, m->synd, m->why);
             return false;
         }
         if (m->kind != VCX_WMSG_LOCAL && w->acked < m->npkts) {
@@ -797,7 +797,6 @@ static bool vcx_win_start(VcxState *s, VcxQp *qp, VcxWireWin *w, bool *stop)
     VcxDecode r = vcx_req_decode(s, qp, rq, w->sq_next);
     uint8_t fm = rq->fm_ce_se & VCX_WQE_FM_MASK;
     VcxWireMsg *m;
-    const char *why = NULL;
 
     w->tq_valid = false;
     if (r == VCX_DEC_FAIL || r == VCX_DEC_CATAS) {
@@ -830,7 +829,7 @@ static bool vcx_win_start(VcxState *s, VcxQp *qp, VcxWireWin *w, bool *stop)
         m->kind = VCX_WMSG_LOCAL;
         if (rq->opcode != VCX_OPCODE_NOP) {
             m->synd = vcx_mkey_umr(s, qp->pdn, qp->qpn, qp->st == VCX_QP_ST_REG_UMR,
-                                   rq->wqe, rq->end, &why);
+                                   rq->wqe, rq->end, &m->why);
         }
     } else {
         m->kind = rq->opcode == VCX_OPCODE_RDMA_READ ? VCX_WMSG_READ :

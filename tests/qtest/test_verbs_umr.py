@@ -6,13 +6,16 @@ non-contiguous pages with payload checks, access rights of the registration enfo
 local invalidation (UMR setting free) and remote invalidation (SEND_INV) followed by a
 remote access error, re-registration after invalidation, and malformed or forbidden UMRs
 with their exact CQE syndromes (QP to ERR, key left as it was). A REG_UMR QP (the driver's
-own UMR QP, st 0xc) changes the PD and access rights of a key in use in place (rereg)."""
+own UMR QP, st 0xc) changes the PD and access rights of a key in use in place (rereg).
+Indirect MRs (KLM keys registered with several entries, as mlx5_ib's SG_GAPS MRs): data
+through them across entries, as remote and local keys, invalidation, and the lists
+refused."""
 import os
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vcx_qtest import Tap, run_isolated  # noqa: E402
+from vcx_qtest import Tap, put, run_isolated  # noqa: E402
 from vcx_verbs import (P, Verbs, cqe_fields, dseg, inline, raddr,  # noqa: E402
                        cqe_tuple as f, rc_pair as pair, umr_ctrl, run_cases,
                        pd_buf_key_cq as setup)
@@ -185,6 +188,118 @@ def bad(v):
          "REG of a key that is already registered: local protection error")
 
 
+def create_klm(v, pd, key, xlt):
+    """A KLM key as mlx5_ib allocates an SG_GAPS MR: free, umr_en, xlt KLM entries."""
+    m = v.mkc(pd, 0, 0, "lr lw", mode=2, key=key, free=True, umr_en=True)
+    put(m, P["VCX_MKC_TRANSLATIONS_OCTWORD_SIZE"], xlt)
+    r = v.cmd("CREATE_MKEY", in_len=0x110, payload={0x10: m})
+    assert r.status == 0, "CREATE_MKEY (KLM) 0x%x 0x%x" % (r.status, r.syndrome)
+    return r.f(P["VCX_CREATE_MKEY_OUT_MKEY_INDEX"]) << 8 | key
+
+
+def post_klm_reg(v, qp, pd, key, iova, length, entries, access="lr lw rr rw", at=None,
+                 lkey=None, pad_to=4):
+    """REG_MR of an SG_GAPS MR as mlx5_ib posts it: FRWR mask (PAGE_SIZE included), the
+    free-state check 0x20, KLM entries (byte_count, key, address) padded to 64 bytes,
+    inline or behind a data segment."""
+    lst = b"".join(struct.pack(">IIQ", n, k, a) for n, k, a in entries)
+    lst += bytes((-len(lst)) % (16 * pad_to))
+    seg = v.mkc(pd, iova, length, access, mode=2, key=key & 0xff)
+    if at is None:
+        return qp.post_send(UMR, umr_ctrl(0x20 | INLINE, len(lst) // 16, FRWR_MASK) +
+                            bytes(seg) + lst, imm=key)
+    v.qt.memwrite(at, lst)
+    return qp.post_send(UMR, umr_ctrl(0x20, len(lst) // 16, FRWR_MASK) + bytes(seg) +
+                        dseg(at, len(lst), lkey), imm=key)
+
+
+def indirect(v):
+    """Indirect MRs (KLM keys fast-registered with several entries, mlx5_ib's SG_GAPS
+    MRs): RDMA WRITE, READ and a local SEND through them, across entries; their limits,
+    local and remote invalidation, and the registrations refused."""
+    pd, buf, key, cq = setup(v)
+    pd2 = v.alloc_pd()
+    other = v.create_mkey(pd2, buf, 0x10000)
+    ik = create_klm(v, pd, 0x40, 8)
+    rkey = (ik & ~0xff) | 0x41
+    a, b = pair(v, pd, cq)
+    a.post_send(WRITE, raddr(IOVA, ik) + inline(b"x"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "a free KLM key refuses remote access before registration")
+    a, b = pair(v, pd, cq)
+    ents = [(100, key, buf + 0x100), (200, key, buf + 0x800), (60, key, buf + 0x3000)]
+    idx = post_klm_reg(v, a, pd, rkey, IOVA, 360, ents)
+    t.eq([f(e, "opcode", "syndrome", "sop", "wqe_counter") for e in cq.poll_all()],
+         [(0, 0, UMR, idx)], "REG_MR of a KLM key, 3 entries inline: requester CQE")
+    src = bytes((i * 13 + 5) & 0xff for i in range(360))
+    v.qt.memwrite(buf + 0x9000, src)
+    a.post_send(WRITE, raddr(IOVA, rkey) + dseg(buf + 0x9000, 360, key))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0, 0)],
+         "RDMA WRITE of 360 bytes through the indirect rkey")
+    t.eq([v.qt.memread(buf + 0x100, 100), v.qt.memread(buf + 0x800, 200),
+          v.qt.memread(buf + 0x3000, 60)], [src[:100], src[100:300], src[300:]],
+         "the WRITE split over the three entries' ranges")
+    a.post_send(READ, raddr(IOVA + 50, rkey) + dseg(buf + 0xa000, 290, key))
+    t.eq([f(e, "opcode", "syndrome", "byte_cnt") for e in cq.poll_all()], [(0, 0, 290)],
+         "RDMA READ of 290 bytes across all three entries")
+    t.eq(v.qt.memread(buf + 0xa000, 290), src[50:340], "READ payload in order")
+    b.post_recv([(buf + 0xb000, 256, key)])
+    a.post_send(SEND, dseg(IOVA + 90, 20, rkey))
+    got = [f(e, "opcode", "syndrome", "byte_cnt") for e in cq.poll_all()]
+    t.eq((sorted(got), v.qt.memread(buf + 0xb000, 20)),
+         (sorted([(0, 0, 20), (2, 0, 20)]), src[90:110]),
+         "a SEND gathered through it as a local key, across entries 0 and 1")
+    a.post_send(WRITE, raddr(IOVA + 350, rkey) + inline(b"0123456789ab"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "WRITE past its length: remote access error")
+
+    a, b = pair(v, pd, cq)
+    post_inv(v, a, rkey)
+    a.post_send(WRITE, raddr(IOVA, rkey) + inline(b"dead"))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()],
+         [(0, 0, UMR), (0xd, 0x13, WRITE)], "LOCAL_INV, then the rkey is refused")
+    a, b = pair(v, pd, cq)
+    rkey2 = (ik & ~0xff) | 0x42
+    lst_at = buf + 0xc000
+    post_klm_reg(v, a, pd, rkey2, 0x5000, 5000, [(4000, key, buf + 0x4000),
+                                                  (1000, key, buf + 0x200)],
+                 at=lst_at, lkey=key)
+    a.post_send(WRITE, raddr(0x5000 + 3998, rkey2) + inline(b"wxyz"))
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()],
+         [(0, 0, UMR), (0, 0, WRITE)],
+         "registered again after LOCAL_INV, the list by data segment; a WRITE across")
+    t.eq((v.qt.memread(buf + 0x4000 + 3998, 2), v.qt.memread(buf + 0x200, 2)),
+         (b"wx", b"yz"), "its bytes at the end of entry 0 and the start of entry 1")
+    b.post_recv([(buf + 0xd000, 64, key)])
+    a.post_send(SEND_INV, inline(b"inv"), imm=rkey2)
+    got = [f(e, "opcode", "imm") for e in cq.poll_all()]
+    t.ok((4, rkey2) in got, "SEND_INV of the indirect rkey: RESP_SEND_INV CQE", got)
+    a.post_send(WRITE, raddr(0x5000, rkey2) + inline(b"no"))
+    t.eq([f(e, "opcode", "syndrome") for e in cq.poll_all()], [(0xd, 0x13)],
+         "WRITE after remote invalidation: remote access error")
+
+    cases = [
+        ("entries covering less than the length", [(100, key, buf)], 200),
+        ("an entry beyond its key", [(0x200, key, buf + 0xff00)], 0x200),
+        ("an entry through a key of another PD", [(100, other, buf)], 100),
+        ("an entry of 0 bytes", [(0, key, buf), (100, key, buf)], 100),
+        ("an entry through another KLM key", [(100, ik, 0)], 100),
+        ("more entries than the key was created for", [(8, key, buf)] * 12, 96),
+    ]
+    for desc, ents, length in cases:
+        a, b = pair(v, pd, cq)
+        post_klm_reg(v, a, pd, (ik & ~0xff) | 0x43, IOVA, length, ents)
+        t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()][:1],
+             [(0xd, 0x04, UMR)], "REG_MR of a KLM key with %s: local protection error" %
+             desc)
+    a, b = pair(v, pd, cq)
+    post_klm_reg(v, a, pd, (ik & ~0xff) | 0x44, IOVA, 100, [(100, key, buf)])
+    post_klm_reg(v, a, pd, (ik & ~0xff) | 0x45, IOVA, 100, [(100, key, buf)])
+    t.eq([f(e, "opcode", "syndrome", "sop") for e in cq.poll_all()],
+         [(0, 0, UMR), (0xd, 0x04, UMR)],
+         "REG_MR of a KLM key in use (check 0x20: it must be free): local protection error")
+
+
 CHECK_NOT_FREE = 0x40
 REREG_MASK = M["PD"] | M["LR"] | M["LW"] | M["RR"] | M["RW"] | M["A"]
 
@@ -301,6 +416,7 @@ def umr_qp_no_pd(v):
 
 def main():
     run_cases(t, (("reg_write_read", reg_write_read), ("access", access),
+                  ("indirect", indirect),
                   ("umr_qp_no_pd", umr_qp_no_pd),
                   ("bad", bad), ("reg_umr_qp", reg_umr_qp)))
 
