@@ -11,7 +11,8 @@ ulp_port_up() {
 		fail "mount configfs"
 }
 
-# The device's RDMA objects alive, from its state: "pds=N mkeys=N cqs=N qps=N srqs=N".
+# The device's RDMA objects alive, from its state: "pds=N mkeys=N cqs=N qps=N srqs=N"
+# (its RDMA device: $DEV in the two-VM scripts, which may run mlx5_ib on it, or vcx's).
 # CQs that ib_core owns are not counted: its shared CQ pool (ib_cq_pool_get, used by
 # nvme-rdma, nvmet-rdma, rpcrdma, ...) lives until the ib_device goes away, and rdma res
 # lists its CQs, like ib_mad's own CQ, with comm [ib_core]. The count is the same before
@@ -19,7 +20,8 @@ ulp_port_up() {
 ulp_objects() {
 	local s f n pool out=
 	s=$(vcx_state)
-	pool=$(rdma res show cq dev "$VCX_IBDEV" 2>/dev/null | grep -c "comm \[ib_core\]" || true)
+	pool=$(rdma res show cq dev "${DEV:-$VCX_IBDEV}" 2>/dev/null |
+		grep -c "comm \[ib_core\]" || true)
 	for f in pds mkeys cqs qps srqs; do
 		n=$(state_field "$s" $f)
 		[ $f = cqs ] && n=$((n - pool))
