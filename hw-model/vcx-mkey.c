@@ -747,6 +747,55 @@ static uint8_t vcx_mw_bind(VcxState *s, VcxMkey *mw, uint32_t pdn, uint32_t qpn,
                              VCX_UMR_MASK_FREE)
 
 /*
+ * The checks every fast registration and invalidation makes (the key in the QP's PD
+ * unless the QP is privileged, the free-state flags), then the new context n: mk with
+ * the mkey segment's fields its mkey_mask names (length, page size, start, en_rinval,
+ * key byte, rights, free). Registering a key that is in use is refused.
+ */
+static uint8_t vcx_umr_mkey_fields(const VcxMkey *mk, VcxMkey *n, const uint8_t *uc,
+                                   uint32_t pdn, bool privileged, const char **why)
+{
+    const uint8_t *seg = uc + VCX_WQE_UMR_CTRL_SIZE;
+    uint32_t flags = vcx_get(uc, VCX_WQE_UMR_FLAGS);
+    uint64_t mask = vcx_get64(uc, VCX_WQE_UMR_MKEY_MASK);
+
+    if (!privileged && mk->pdn != pdn) {
+        *why = "UMR on a key of another PD";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    if (((flags & VCX_UMR_FLAG_CHECK_FREE) && !mk->free) ||
+        ((flags & VCX_UMR_FLAG_CHECK_NOT_FREE) && mk->free)) {
+        *why = "UMR free-state check failed";
+        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    }
+    *n = *mk;
+    if (mask & VCX_UMR_MASK_LEN) {
+        n->len = vcx_get64(seg, VCX_MKC_LEN);
+    }
+    if (mask & VCX_UMR_MASK_PAGE_SIZE) {
+        n->log_page_size = vcx_get(seg, VCX_MKC_LOG_PAGE_SIZE);
+    }
+    if (mask & VCX_UMR_MASK_START_ADDR) {
+        n->start = vcx_get64(seg, VCX_MKC_START_ADDR);
+    }
+    if (mask & VCX_UMR_MASK_EN_RINVAL) {
+        n->en_rinval = vcx_get(seg, VCX_MKC_EN_RINVAL);
+    }
+    if (mask & VCX_UMR_MASK_KEY) {
+        n->key = vcx_get(seg, VCX_MKC_MKEY_7_0);
+    }
+    vcx_umr_apply_rights(n, seg, mask);
+    if (mask & VCX_UMR_MASK_FREE) {
+        n->free = vcx_get(seg, VCX_MKC_FREE);
+        if (!n->free && !mk->free) {
+            *why = "fast registration of a key that is not free";
+            return VCX_CQE_SYND_LOCAL_PROT_ERR;
+        }
+    }
+    return 0;
+}
+
+/*
  * A UMR's translation list, bytes long: inline after the mkey segment (flag INLINE), or
  * read through the data segment there with the QP's PD (a REG_UMR QP, privileged:
  * mlx5_ib's has no PD, reads it with any PD's key).
@@ -812,14 +861,13 @@ static uint8_t vcx_klm_reg(VcxState *s, VcxMkey *mk, uint32_t pdn, uint32_t qpn,
                            const char **why)
 {
     const uint8_t *uc = w + VCX_WQE_CTRL_SIZE;
-    const uint8_t *seg = uc + VCX_WQE_UMR_CTRL_SIZE;
     uint32_t off = VCX_WQE_CTRL_SIZE + VCX_WQE_UMR_CTRL_SIZE + VCX_WQE_MKEY_SEG_SIZE;
     uint32_t flags = vcx_get(uc, VCX_WQE_UMR_FLAGS);
     uint32_t xlt_oct = vcx_get(uc, VCX_WQE_UMR_XLT_OCTOWORDS), nklm = 0;
     uint64_t mask = vcx_get64(uc, VCX_WQE_UMR_MKEY_MASK), pos;
     g_autofree uint8_t *raw = NULL;
     g_autofree VcxKlm *klm = NULL;
-    VcxMkey n = *mk;
+    VcxMkey n;
     uint8_t synd;
 
     if (flags & ~VCX_KLM_FLAGS_OK) {
@@ -835,39 +883,11 @@ static uint8_t vcx_klm_reg(VcxState *s, VcxMkey *mk, uint32_t pdn, uint32_t qpn,
         *why = "indirect MR registration at a translation offset";
         return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
     }
-    if (!privileged && mk->pdn != pdn) {
-        *why = "UMR on a key of another PD";
-        return VCX_CQE_SYND_LOCAL_PROT_ERR;
+    synd = vcx_umr_mkey_fields(mk, &n, uc, pdn, privileged, why);
+    if (synd) {
+        return synd;
     }
-    if (((flags & VCX_UMR_FLAG_CHECK_FREE) && !mk->free) ||
-        ((flags & VCX_UMR_FLAG_CHECK_NOT_FREE) && mk->free)) {
-        *why = "UMR free-state check failed";
-        return VCX_CQE_SYND_LOCAL_PROT_ERR;
-    }
-    if (mask & VCX_UMR_MASK_LEN) {
-        n.len = vcx_get64(seg, VCX_MKC_LEN);
-    }
-    if (mask & VCX_UMR_MASK_START_ADDR) {
-        n.start = vcx_get64(seg, VCX_MKC_START_ADDR);
-    }
-    if (mask & VCX_UMR_MASK_PAGE_SIZE) {
-        n.log_page_size = vcx_get(seg, VCX_MKC_LOG_PAGE_SIZE);   /* unused by KLMs */
-    }
-    if (mask & VCX_UMR_MASK_EN_RINVAL) {
-        n.en_rinval = vcx_get(seg, VCX_MKC_EN_RINVAL);
-    }
-    if (mask & VCX_UMR_MASK_KEY) {
-        n.key = vcx_get(seg, VCX_MKC_MKEY_7_0);
-    }
-    vcx_umr_apply_rights(&n, seg, mask);
-    if (mask & VCX_UMR_MASK_FREE) {
-        n.free = vcx_get(seg, VCX_MKC_FREE);
-        if (!n.free && !mk->free) {
-            *why = "fast registration of a key that is not free";
-            return VCX_CQE_SYND_LOCAL_PROT_ERR;
-        }
-    }
-    n.indirect = true;
+    n.indirect = true;          /* its page size is kept, and unused */
     if (n.free) {
         if (xlt_oct) {
             *why = "invalidation of an indirect MR with translations";
@@ -981,25 +1001,9 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
         *why = "UMR flag CHECK_QPN on a key that is not a memory window";
         return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
     }
-    if (!privileged && mk->pdn != pdn) {
-        *why = "UMR on a key of another PD";
-        return VCX_CQE_SYND_LOCAL_PROT_ERR;
-    }
-    if (((flags & VCX_UMR_FLAG_CHECK_FREE) && !mk->free) ||
-        ((flags & VCX_UMR_FLAG_CHECK_NOT_FREE) && mk->free)) {
-        *why = "UMR free-state check failed";
-        return VCX_CQE_SYND_LOCAL_PROT_ERR;
-    }
-
-    n = *mk;
-    if (mask & VCX_UMR_MASK_LEN) {
-        n.len = vcx_get64(seg, VCX_MKC_LEN);
-    }
-    if (mask & VCX_UMR_MASK_PAGE_SIZE) {
-        n.log_page_size = vcx_get(seg, VCX_MKC_LOG_PAGE_SIZE);
-    }
-    if (mask & VCX_UMR_MASK_START_ADDR) {
-        n.start = vcx_get64(seg, VCX_MKC_START_ADDR);
+    synd = vcx_umr_mkey_fields(mk, &n, uc, pdn, privileged, why);
+    if (synd) {
+        return synd;
     }
     if ((mask & VCX_UMR_MASK_PD) && vcx_get(seg, VCX_MKC_PD) != mk->pdn) {
         if (!privileged) {
@@ -1016,20 +1020,6 @@ uint8_t vcx_mkey_umr(VcxState *s, uint32_t pdn, uint32_t qpn, bool privileged,
     if ((mask & VCX_UMR_MASK_QPN) && vcx_get(seg, VCX_MKC_QPN) != VCX_MKC_QPN_UNBOUND) {
         *why = "UMR binds the key to a QP (not supported)";
         return VCX_CQE_SYND_LOCAL_QP_OP_ERR;
-    }
-    if (mask & VCX_UMR_MASK_EN_RINVAL) {
-        n.en_rinval = vcx_get(seg, VCX_MKC_EN_RINVAL);
-    }
-    if (mask & VCX_UMR_MASK_KEY) {
-        n.key = vcx_get(seg, VCX_MKC_MKEY_7_0);
-    }
-    vcx_umr_apply_rights(&n, seg, mask);
-    if (mask & VCX_UMR_MASK_FREE) {
-        n.free = vcx_get(seg, VCX_MKC_FREE);
-        if (!n.free && !mk->free) {
-            *why = "fast registration of a key that is not free";
-            return VCX_CQE_SYND_LOCAL_PROT_ERR;
-        }
     }
 
     /* Translations: the current list, with xlt_oct octowords loaded at xlt_off. */

@@ -107,6 +107,17 @@ def lb_stream(v, a, b, cq, buf, key, n):
     return got
 
 
+def lb_pair(v):
+    """A PD, a 64 KiB buffer with its key, a CQ and two RC QPs of the port connected to
+    each other (PSNs 0x100 and 0x500)."""
+    pd, buf, key, cq = pd_buf_key_cq(v)
+    a = v.create_qp("RC", pd, cq, cq)
+    b = v.create_qp("RC", pd, cq, cq)
+    lb_connect(v, a, b, 0x100, 0x500)
+    lb_connect(v, b, a, 0x500, 0x100)
+    return pd, buf, key, cq, a, b
+
+
 def uc_connect(v, qp, peer, psn, rpsn):
     """UC qp to the port's own QP peer, as lb_connect without RC's fields."""
     v.modify_raw("RST2INIT_QP", qp, [("rwe", 1)], ads=[("vhca_port_num", 1)])
@@ -123,11 +134,7 @@ def case_loop_counters(frames):
     v = Wire(netdev=False, props="loopback-frames=on" if frames else "")
     mode = "frames" if frames else "whole messages"
     try:
-        pd, buf, key, cq = pd_buf_key_cq(v)
-        a = v.create_qp("RC", pd, cq, cq)
-        b = v.create_qp("RC", pd, cq, cq)
-        lb_connect(v, a, b, 0x100, 0x500)
-        lb_connect(v, b, a, 0x500, 0x100)
+        pd, buf, key, cq, a, b = lb_pair(v)
         u1, u2 = v.create_qp("UD", pd, cq, cq), v.create_qp("UD", pd, cq, cq)
         v.connect(u1, qkey=0x77)
         v.connect(u2, qkey=0x77)
@@ -199,11 +206,7 @@ def case_loopback_frames():
     """loopback-frames=on, no netdev: QPs of the port through the packet engine."""
     v = Wire(netdev=False, props="loopback-frames=on")
     try:
-        pd, buf, key, cq = pd_buf_key_cq(v)
-        a = v.create_qp("RC", pd, cq, cq)
-        b = v.create_qp("RC", pd, cq, cq)
-        lb_connect(v, a, b, 0x100, 0x500)
-        lb_connect(v, b, a, 0x500, 0x100)
+        pd, buf, key, cq, a, b = lb_pair(v)
         st0 = v.d.state()
         msg = pattern(600, 9)
         v.qt.memwrite(buf, msg)
