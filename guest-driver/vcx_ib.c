@@ -204,6 +204,8 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
 		props->max_mw = 1 << vcx_cap(vdev, LOG_MAX_MKEY);
+		/* indirect (KLM) keys come with windows: gappy registration, as mlx5_ib */
+		props->kernel_cap_flags |= IBK_SG_GAPS_REG;
 	}
 	props->max_send_sge = ibd->max_sge;
 	props->max_recv_sge = ibd->max_sge;

@@ -12,6 +12,9 @@
  *   coherent DMA buffer for its MTT list; map_mr_sg fills the list (ib_sg_to_pages);
  *   IB_WR_REG_MR / IB_WR_LOCAL_INV become UMR WQEs in vcx_qp.c. Without UMR, alloc_mr
  *   fails with -EOPNOTSUPP and IB_DEVICE_MEM_MGT_EXTENSIONS is not advertised.
+ * - SG_GAPS (IB_MR_TYPE_SG_GAPS), offered with memory windows (cap imaicl) as mlx5_ib
+ *   offers it: a free KLM key, an indirect MR whose entries are the SG list's elements
+ *   through the PD's local DMA key, any offsets and lengths (as mlx5_ib_sg_to_klms).
  *
  * lkey = rkey = mkey index << 8 | variant byte.
  */
@@ -277,7 +280,7 @@ int vcx_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ib_umem_release(mr->umem);
 	if (mr->mtt)
 		dma_free_coherent(vcx_dev(ibdev_to_vdev(ibmr->device)),
-				  mr->max_descs * sizeof(u64), mr->mtt, mr->mtt_dma);
+				  mr->max_descs * vcx_mr_desc_size(mr), mr->mtt, mr->mtt_dma);
 	kfree(mr);
 	return 0;
 }
@@ -291,16 +294,18 @@ struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num
 	u8 *mkc;
 	int err;
 
-	if (!ibd->frwr || type != IB_MR_TYPE_MEM_REG)
+	if (!ibd->frwr || (type != IB_MR_TYPE_MEM_REG &&
+			   (type != IB_MR_TYPE_SG_GAPS || !ibd->mw)))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!max_num_sg || max_num_sg > VCX_FRWR_MAX_PAGES)
 		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	/* a multiple of 8 entries: the UMR loads the list in 64-byte units */
-	mr->max_descs = ALIGN(max_num_sg, 8);
-	mr->mtt = dma_alloc_coherent(vcx_dev(vdev), mr->max_descs * sizeof(u64),
+	mr->klm = type == IB_MR_TYPE_SG_GAPS;
+	/* whole 64-byte units: the UMR loads the list in them */
+	mr->max_descs = ALIGN(max_num_sg, 64 / vcx_mr_desc_size(mr));
+	mr->mtt = dma_alloc_coherent(vcx_dev(vdev), mr->max_descs * vcx_mr_desc_size(mr),
 				     &mr->mtt_dma, GFP_KERNEL);
 	if (!mr->mtt) {
 		err = -ENOMEM;
@@ -309,19 +314,27 @@ struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num
 	mkc = in + VCX_CREATE_MKEY_IN_MKC_AT;
 	vcx_set(mkc, VCX_MKC_FREE, 1);
 	vcx_set(mkc, VCX_MKC_UMR_EN, 1);
-	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
+	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0,
+		mr->klm ? VCX_MKC_ACCESS_MODE_KLM : VCX_MKC_ACCESS_MODE_MTT);
 	vcx_set(mkc, VCX_MKC_EN_RINVAL, 1);
 	vcx_set(mkc, VCX_MKC_PD, to_vpd(ibpd)->pdn);
 	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
-	vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, PAGE_SHIFT);
-	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, mr->max_descs / 2);
+	if (mr->klm) {
+		vcx_set(mkc, VCX_MKC_LR, 1);
+		vcx_set(mkc, VCX_MKC_LW, 1);
+	} else {
+		vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, PAGE_SHIFT);
+	}
+	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE,
+		mr->max_descs * vcx_mr_desc_size(mr) / 16);
 	err = vcx_create_mkey(vdev, mr, in, sizeof(in));
 	if (err)
 		goto err_mtt;
 	return &mr->ibmr;
 
 err_mtt:
-	dma_free_coherent(vcx_dev(vdev), mr->max_descs * sizeof(u64), mr->mtt, mr->mtt_dma);
+	dma_free_coherent(vcx_dev(vdev), mr->max_descs * vcx_mr_desc_size(mr), mr->mtt,
+			  mr->mtt_dma);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
@@ -337,6 +350,37 @@ static int vcx_set_page(struct ib_mr *ibmr, u64 addr)
 	return 0;
 }
 
+/*
+ * SG_GAPS: one KLM entry per SG element (byte_count, the PD's local DMA key, address),
+ * the first from *sg_offset; the MR's iova is where that starts, its length their sum.
+ */
+static int vcx_sg_to_klms(struct vcx_mr *mr, struct scatterlist *sgl, int sg_nents,
+			  unsigned int *sg_offset_p)
+{
+	unsigned int sg_offset = sg_offset_p ? *sg_offset_p : 0;
+	u32 lkey = mr->ibmr.pd->local_dma_lkey;
+	struct scatterlist *sg;
+	int i;
+
+	mr->ibmr.iova = sg_dma_address(sgl) + sg_offset;
+	mr->ibmr.length = 0;
+	for_each_sg(sgl, sg, sg_nents, i) {
+		u8 *e = (u8 *)mr->mtt + i * VCX_WQE_KLM_SIZE;
+
+		if (i == mr->max_descs)
+			break;
+		vcx_set(e, VCX_WQE_KLM_BYTE_COUNT, sg_dma_len(sg) - sg_offset);
+		vcx_set(e, VCX_WQE_KLM_MKEY, lkey);
+		vcx_set64(e, VCX_WQE_KLM_ADDR, sg_dma_address(sg) + sg_offset);
+		mr->ibmr.length += sg_dma_len(sg) - sg_offset;
+		sg_offset = 0;
+	}
+	mr->ndescs = i;
+	if (sg_offset_p)
+		*sg_offset_p = sg_offset;
+	return i;
+}
+
 int vcx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset)
 {
@@ -345,6 +389,8 @@ int vcx_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	if (!mr->mtt)
 		return -EINVAL;
 	mr->ndescs = 0;
-	memset(mr->mtt, 0, mr->max_descs * sizeof(u64));
+	memset(mr->mtt, 0, mr->max_descs * vcx_mr_desc_size(mr));
+	if (mr->klm)
+		return vcx_sg_to_klms(mr, sg, sg_nents, sg_offset);
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vcx_set_page);
 }

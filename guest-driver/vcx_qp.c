@@ -1089,8 +1089,8 @@ static int vcx_wr_to_opcode(struct vcx_qp *qp, const struct ib_send_wr *wr, u8 *
 }
 
 /*
- * UMR WQE after the control segment: REG_MR loads the MR's MTT list (by a data segment
- * through the PD's local DMA lkey) and enables the key with the WR's access rights;
+ * UMR WQE after the control segment: REG_MR loads the MR's MTT or KLM list (by a data
+ * segment through the PD's local DMA lkey) and enables the key with the WR's access rights;
  * LOCAL_INV sets the key free; the UMR QP's PD/access change rewrites those fields of a
  * key in use (CHECK_NOT_FREE). The scratch buffer is zeroed by the caller.
  */
@@ -1129,14 +1129,15 @@ static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
 			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC))
 		return -EINVAL;
 	/* whole 64-byte units of the list, as mlx5 loads them */
-	octo = ALIGN(mr->ndescs * sizeof(u64), 64) / 16;
+	octo = ALIGN(mr->ndescs * vcx_mr_desc_size(mr), 64) / 16;
 	mask = VCX_UMR_MASK_LEN | VCX_UMR_MASK_PAGE_SIZE | VCX_UMR_MASK_START_ADDR |
 	       VCX_UMR_MASK_EN_RINVAL | VCX_UMR_MASK_KEY | VCX_UMR_MASK_LR |
 	       VCX_UMR_MASK_LW | VCX_UMR_MASK_RR | VCX_UMR_MASK_RW | VCX_UMR_MASK_A |
 	       VCX_UMR_MASK_FREE;
 	vcx_wqe_umr_ctrl_set(seg, 0, octo, mask);
 	vcx_mkc_set_access(mkc, reg->access);
-	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0, VCX_MKC_ACCESS_MODE_MTT);
+	vcx_set(mkc, VCX_MKC_ACCESS_MODE_1_0,
+		mr->klm ? VCX_MKC_ACCESS_MODE_KLM : VCX_MKC_ACCESS_MODE_MTT);
 	vcx_set(mkc, VCX_MKC_QPN, VCX_MKC_QPN_UNBOUND);
 	vcx_set(mkc, VCX_MKC_MKEY_7_0, reg->key & 0xff);
 	vcx_set(mkc, VCX_MKC_EN_RINVAL, 1);
@@ -1144,7 +1145,8 @@ static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
 	vcx_set64(mkc, VCX_MKC_START_ADDR, mr->ibmr.iova);
 	vcx_set64(mkc, VCX_MKC_LEN, mr->ibmr.length);
 	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, octo);
-	vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, ilog2(mr->ibmr.page_size));
+	if (!mr->klm)	/* KLM entries have no pages (PAGE_SIZE stays in the mask, as mlx5) */
+		vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, ilog2(mr->ibmr.page_size));
 	vcx_wqe_data_seg_set(mkc + VCX_WQE_MKEY_SEG_SIZE, octo * 16,
 			     qp->ibqp.pd->local_dma_lkey, mr->mtt_dma);
 	return VCX_UMR_REG_WQE_SIZE / VCX_WQE_DS;

@@ -173,12 +173,21 @@ struct vcx_mr {
 	struct ib_umem *umem;
 	u32 mkey_index;
 	int access;			/* IB_ACCESS_* of a user MR, for rereg */
-	/* FRWR (IB_MR_TYPE_MEM_REG): the MTT list a REG_MR UMR loads */
+	/*
+	 * FRWR: the list a REG_MR UMR loads, MTT entries (IB_MR_TYPE_MEM_REG, 8 bytes) or
+	 * KLM entries (IB_MR_TYPE_SG_GAPS, an indirect key: 16 bytes, one per SG entry)
+	 */
 	__be64 *mtt;
 	dma_addr_t mtt_dma;
-	u32 max_descs;			/* entries in mtt, a multiple of 8 */
+	bool klm;
+	u32 max_descs;			/* entries in mtt, 64 bytes of them at least */
 	u32 ndescs;			/* entries set by the last map_mr_sg */
 };
+
+static inline size_t vcx_mr_desc_size(const struct vcx_mr *mr)
+{
+	return mr->klm ? VCX_WQE_KLM_SIZE : sizeof(u64);
+}
 
 /* FRWR limits: pages per fast-registration MR; the size of a REG_MR UMR WQE. */
 #define VCX_FRWR_MAX_PAGES	512u
