@@ -1145,8 +1145,8 @@ static int vcx_build_umr_wqe(struct vcx_qp *qp, const struct ib_send_wr *wr)
 	vcx_set64(mkc, VCX_MKC_START_ADDR, mr->ibmr.iova);
 	vcx_set64(mkc, VCX_MKC_LEN, mr->ibmr.length);
 	vcx_set(mkc, VCX_MKC_TRANSLATIONS_OCTWORD_SIZE, octo);
-	if (!mr->klm)	/* KLM entries have no pages (PAGE_SIZE stays in the mask, as mlx5) */
-		vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, ilog2(mr->ibmr.page_size));
+	/* set for KLM keys too, as mlx5_ib does; a KLM key does not use it */
+	vcx_set(mkc, VCX_MKC_LOG_PAGE_SIZE, ilog2(mr->ibmr.page_size));
 	vcx_wqe_data_seg_set(mkc + VCX_WQE_MKEY_SEG_SIZE, octo * 16,
 			     qp->ibqp.pd->local_dma_lkey, mr->mtt_dma);
 	return VCX_UMR_REG_WQE_SIZE / VCX_WQE_DS;
