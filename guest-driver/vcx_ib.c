@@ -159,6 +159,9 @@ static void vcx_ib_init_limits(struct vcx_ib_dev *ibd)
 	 * SEND_WITH_INV; imaicl is the bit mlx5_ib checks before it offers them.
 	 */
 	ibd->mw = ibd->frwr && vcx_cap(vdev, IMAICL);
+	/* 2^log_max_klm_list_size entries per registration, as mlx5_ib reads it */
+	ibd->frwr_max = min_t(u32, VCX_FRWR_MAX_PAGES,
+			      1u << vcx_cap(vdev, LOG_MAX_KLM_LIST_SIZE));
 	/* mlx5_ib_query_device(): a send WQE carries a control and a remote address segment. */
 	sq_sg = ibd->max_sq_desc > VCX_WQE_CTRL_SIZE + VCX_WQE_RADDR_SEG_SIZE ?
 		(ibd->max_sq_desc - VCX_WQE_CTRL_SIZE - VCX_WQE_RADDR_SEG_SIZE) /
@@ -228,7 +231,7 @@ static int vcx_ib_query_device(struct ib_device *ibdev, struct ib_device_attr *p
 	props->local_ca_ack_delay = vcx_cap(vdev, LOCAL_CA_ACK_DELAY);
 	props->max_pkeys = 1;
 	props->max_ah = INT_MAX;
-	props->max_fast_reg_page_list_len = ibd->frwr ? VCX_FRWR_MAX_PAGES : 0;
+	props->max_fast_reg_page_list_len = ibd->frwr ? ibd->frwr_max : 0;
 	props->atomic_cap = ibd->atomic_caps ==
 		(VCX_ATOMIC_CAP_CMP_SWP | VCX_ATOMIC_CAP_FETCH_ADD) ?
 		IB_ATOMIC_HCA : IB_ATOMIC_NONE;

@@ -297,7 +297,7 @@ struct ib_mr *vcx_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type, u32 max_num
 	if (!ibd->frwr || (type != IB_MR_TYPE_MEM_REG &&
 			   (type != IB_MR_TYPE_SG_GAPS || !ibd->mw)))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (!max_num_sg || max_num_sg > VCX_FRWR_MAX_PAGES)
+	if (!max_num_sg || max_num_sg > ibd->frwr_max)
 		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)

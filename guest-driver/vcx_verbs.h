@@ -81,6 +81,7 @@ struct vcx_ib_dev {
 	u32 gid_table_len;
 	u32 kernel_bf;			/* kernel doorbell register (round robin) */
 	bool frwr;			/* the device executes UMR WQEs: FRWR works */
+	u32 frwr_max;			/* pages (or SG entries) per FRWR MR */
 	bool mw;			/* memory windows (cap imaicl, with frwr) */
 	bool xrc;			/* XRC domains, SRQs and QPs (cap xrc) */
 	struct ib_pd *xrc_pd;		/* XRC targets' PD when there is no UMR PD */

@@ -134,6 +134,11 @@ static const VcxCapValue vcx_cap_values[] = {
     GEN(CQ_PERIOD_START_FROM_CQE, 1, 1),
     /* UMR WQEs (vcx-mkey.c): MTT translations loaded at any octoword offset */
     GEN(UMR_EXTENDED_TRANSLATION_OFFSET, 1, 1),
+    /*
+     * The longest list a fast registration loads, 2^9 entries: a KLM key's size; mlx5_ib
+     * reports 2^this as max_fast_reg_page_list_len (0 would mean one page per FRWR MR).
+     */
+    GEN(LOG_MAX_KLM_LIST_SIZE, VCX_LOG_MAX_KLM_LIST, VCX_LOG_MAX_KLM_LIST),
     /* memory windows: KLM keys bound by UMR WQEs, invalidation (vcx-mkey.c) */
     GEN(IMAICL, 1, 1),
     /* the Ethernet NIC (nic/vcx-nic.h); its two pages are set by vcx_caps_init_nic */

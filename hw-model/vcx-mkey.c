@@ -52,7 +52,7 @@ enum {
     SYND_MKEY_KLM,
 };
 
-#define VCX_KLM_MAX_OCTWORDS    512     /* KLM entries (16 bytes each) a KLM key holds */
+#define VCX_KLM_MAX_OCTWORDS    (1u << VCX_LOG_MAX_KLM_LIST)   /* KLM entries a key holds */
 
 #define VCX_MKEY_MIN_LOG_PAGE   12
 #define VCX_MKEY_MAX_LOG_PAGE   30

@@ -31,6 +31,7 @@
 #define VCX_LOG_MAX_PD          16
 #define VCX_LOG_MAX_XRCD        16
 #define VCX_LOG_MAX_MKEY        16
+#define VCX_LOG_MAX_KLM_LIST    9       /* entries a fast registration loads: MTT or KLM */
 #define VCX_LOG_MAX_CQ          12
 #define VCX_LOG_MAX_CQ_SZ       22
 #define VCX_LOG_MAX_QP          12

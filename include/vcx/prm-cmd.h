@@ -281,6 +281,7 @@
 #define VCX_CAP_GEN_LOG_MAX_MRW_SZ	VCX_FLD(0x109, 7)
 #define VCX_CAP_GEN_FORCE_TEARDOWN	VCX_FLD(0x110, 1)
 #define VCX_CAP_GEN_UMR_EXTENDED_TRANSLATION_OFFSET	VCX_FLD(0x118, 1)
+#define VCX_CAP_GEN_LOG_MAX_KLM_LIST_SIZE	VCX_FLD(0x11a, 6)	/* fast-registration list entries */
 #define VCX_CAP_GEN_IMAICL		VCX_FLD(0x231, 1)	/* memory windows (KLM windows, bind UMR, invalidation) */
 #define VCX_CAP_GEN_RELEASE_ALL_PAGES	VCX_FLD(0x145, 1)
 #define VCX_CAP_GEN_LOG_MAX_RA_REQ_QP	VCX_FLD(0x14a, 6)
