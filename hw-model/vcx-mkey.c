@@ -290,6 +290,23 @@ static bool vcx_klm_entry_ok(VcxState *s, const VcxKlm *e, uint32_t pdn, uint64_
             (addr >= mr->start && len <= mr->len && addr - mr->start <= mr->len - len));
 }
 
+/* Indirect MR: the entry holding byte rel of the key (rel < len), by binary search. */
+static uint32_t vcx_klm_find(const VcxMkey *mk, uint64_t rel)
+{
+    uint32_t lo = 0, hi = mk->nklm - 1;
+
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo + 1) / 2;
+
+        if (mk->klm[mid].off <= rel) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
 /*
  * Indirect MR, at access time: every entry [va, va + len) runs through still names a key
  * of the MR's PD, not free, not indirect, that covers the entry's part (the indirect
@@ -298,17 +315,20 @@ static bool vcx_klm_entry_ok(VcxState *s, const VcxKlm *e, uint32_t pdn, uint64_
 static bool vcx_klm_check(VcxState *s, const VcxMkey *mk, uint64_t va, uint64_t len,
                           const char **why)
 {
-    uint64_t rel = va - mk->start, end = rel + len, pos = 0;
+    uint64_t rel = va - mk->start, end = rel + len;
 
-    for (uint32_t i = 0; i < mk->nklm && pos < end; pos += mk->klm[i++].bcount) {
+    if (!len) {
+        return true;
+    }
+    if (!mk->nklm) {
+        *why = "indirect MR without entries";
+        return false;
+    }
+    for (uint32_t i = vcx_klm_find(mk, rel); i < mk->nklm && mk->klm[i].off < end; i++) {
         const VcxKlm *e = &mk->klm[i];
-        uint64_t from, to;
+        uint64_t from = MAX(rel, e->off) - e->off;
+        uint64_t to = MIN(end, e->off + e->bcount) - e->off;
 
-        if (pos + e->bcount <= rel) {
-            continue;
-        }
-        from = MAX(rel, pos) - pos;
-        to = MIN(end, pos + e->bcount) - pos;
         if (!vcx_klm_entry_ok(s, e, mk->pdn, e->addr + from, to - from)) {
             *why = "indirect MR entry's key is gone, free, of another PD or too short";
             return false;
@@ -430,22 +450,16 @@ static VcxMkey *vcx_klm_target(VcxState *s, const VcxMkey *mk, uint64_t va, uint
     VcxMkey *mr;
 
     if (mk->indirect) {
-        uint64_t rel = va - mk->start, pos = 0;
+        uint64_t rel = va - mk->start;
+        const VcxKlm *e;
 
-        if (va < mk->start || rel >= mk->len) {
+        if (va < mk->start || rel >= mk->len || !mk->nklm) {
             return NULL;
         }
-        for (uint32_t i = 0; i < mk->nklm; pos += mk->klm[i++].bcount) {
-            const VcxKlm *e = &mk->klm[i];
-
-            if (rel < pos + e->bcount) {
-                *len = MIN(*len, pos + e->bcount - rel);
-                *t_va = e->addr + (rel - pos);
-                return vcx_klm_entry_ok(s, e, mk->pdn, *t_va, *len) ?
-                       vcx_mkey_get(s, e->mkey) : NULL;
-            }
-        }
-        return NULL;
+        e = &mk->klm[vcx_klm_find(mk, rel)];
+        *len = MIN(*len, e->off + e->bcount - rel);
+        *t_va = e->addr + (rel - e->off);
+        return vcx_klm_entry_ok(s, e, mk->pdn, *t_va, *len) ? vcx_mkey_get(s, e->mkey) : NULL;
     }
     mr = vcx_mkey_get(s, mk->mw_mkey);
     if (va < mk->start || *len > mk->len || va - mk->start > mk->len - *len ||
@@ -923,6 +937,7 @@ static uint8_t vcx_klm_reg(VcxState *s, VcxMkey *mk, uint32_t pdn, uint32_t qpn,
             .bcount = vcx_get(e, VCX_WQE_KLM_BYTE_COUNT),
             .mkey = vcx_get(e, VCX_WQE_KLM_MKEY),
             .addr = vcx_get64(e, VCX_WQE_KLM_ADDR),
+            .off = pos,
         };
         if (!klm[nklm].bcount ||
             !vcx_klm_entry_ok(s, &klm[nklm], n.pdn, klm[nklm].addr, klm[nklm].bcount)) {

@@ -91,11 +91,15 @@ typedef struct VcxXrcd {
     uint32_t refs;              /* SRQs and QPs naming it */
 } VcxXrcd;
 
-/* One KLM entry of an indirect key: byte_count bytes at addr through key mkey. */
+/*
+ * One KLM entry of an indirect key: byte_count bytes at addr through key mkey, holding
+ * the key's bytes from offset off (the entries before it summed).
+ */
 typedef struct VcxKlm {
     uint32_t mkey;
     uint32_t bcount;
     uint64_t addr;
+    uint64_t off;
 } VcxKlm;
 
 typedef struct VcxMkey {

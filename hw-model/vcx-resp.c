@@ -666,11 +666,13 @@ bool vcx_xport_transmit(VcxState *s, VcxQp *qp, VcxReq *rq)
         return true;
     }
     if (vcx_qp_is_dgram(qp) && pkt->dqpn == VCX_MCAST_QPN && vcx_gid_is_mcast(pkt->dgid)) {
+        bool wire = vcx_roce_route(s, qp, pkt);
+
         /* with loopback-frames the group's frame itself reaches the port's members */
-        if (!s->params.loopback_frames && !vcx_roce_mcg_loopback(s, qp, rq)) {
+        if (!s->params.loopback_frames && !vcx_roce_mcg_loopback(s, qp, rq, wire)) {
             return false;
         }
-        if (vcx_roce_route(s, qp, pkt)) {
+        if (wire) {
             vcx_roce_req_start(s, qp, rq);
         } else {
             rq->ack.type = VCX_ACK;     /* UD: complete once sent */

@@ -320,7 +320,7 @@ VcxWinStep vcx_roce_win_run(VcxState *s, VcxQp *qp, VcxBudget *b);
 void vcx_roce_win_free(VcxQp *qp);
 void vcx_roce_qp_err(VcxState *s, VcxQp *qp);
 /* roce/vcx-roce-mcg.c: a UD message to a multicast GID, copied to the port's members */
-bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq);
+bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq, bool wire);
 
 /* vcx-flush.c */
 uint64_t vcx_sq_off(VcxQp *qp, uint16_t index);

@@ -264,9 +264,10 @@ bool vcx_roce_mcg_rx(VcxState *s, const VcxRocePkt *p)
 /*
  * The local copies of a UD message to a multicast GID (the requester's VcxPkt, payload in
  * its gather list): every member of the port gets one, as ConnectX loops multicast back
- * to local members. False if the payload could not be read (the WQE fails).
+ * to local members; wire: the frame also goes onto the netdev (vcx_roce_route), which
+ * counts it as sent. False if the payload could not be read (the WQE fails).
  */
-bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq)
+bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq, bool wire)
 {
     const VcxPkt *m = &rq->pkt;
     uint8_t buf[4096] VCX_NOINIT;
@@ -292,7 +293,7 @@ bool vcx_roce_mcg_loopback(VcxState *s, VcxQp *qp, VcxReq *rq)
     octets = vcx_roce_frame_len(vcx_roce_frame_outer_gid(s, vcx_get(m->av,
                                                                      VCX_WQE_AV_SGID_INDEX)),
                                 m->opcode, m->len);
-    if (!vcx_roce_route(s, qp, m)) {
+    if (!wire) {
         vcx_nic_count_roce_n(s, true, 1, octets, true);
     }
     if (member) {
